@@ -1,0 +1,33 @@
+# rein's build and test entry points. `make test` is the whole suite: it fetches
+# and verifies the real vocabularies when they are missing, then vets, lints
+# and runs every test with the race detector. Real-data tests never skip here.
+
+GO          ?= go
+CACHE       := $(CURDIR)/.cache
+BIN         := $(CACHE)/bin
+STATICCHECK := $(BIN)/staticcheck
+STATICCHECK_VERSION := v0.8.2
+
+export REIN_REQUIRE_DATA := 1
+
+.PHONY: test vocab lint vet staticcheck cuda-build bench
+
+test: vocab lint
+	$(GO) test -race -timeout 40m ./...
+
+vocab:
+	@bash scripts/fetch-vocab.sh $(CACHE)/tokenizers
+
+lint: vet staticcheck
+
+vet:
+	$(GO) vet ./...
+
+$(STATICCHECK):
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) ./...
+
+bench: vocab
+	$(GO) test -run '^$$' -bench . -benchmem ./...

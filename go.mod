@@ -1,0 +1,15 @@
+module github.com/reinlm/rein
+
+go 1.26
+
+require (
+	github.com/bits-and-blooms/bitset v1.29.0 // indirect
+	github.com/dlclark/regexp2 v1.12.0 // indirect
+	github.com/google/uuid v1.1.1 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/tidwall/gjson v1.20.0 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.2.0 // indirect
+	gorgonia.org/cu v0.9.6 // indirect
+)

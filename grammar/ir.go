@@ -1,0 +1,369 @@
+package grammar
+
+import (
+	"fmt"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+)
+
+// Kind says what an Expr matches.
+type Kind uint8
+
+// The expression kinds of the IR.
+const (
+	// Empty matches the empty string.
+	Empty Kind = iota
+	// Bytes matches the byte string Expr.Bytes exactly.
+	Bytes
+	// Class matches one code point, UTF-8 encoded, from Expr.Ranges.
+	Class
+	// Seq matches Expr.Subs one after the other.
+	Seq
+	// Alt matches any one of Expr.Subs.
+	Alt
+	// Repeat matches Expr.Subs[0] between Expr.Min and Expr.Max times; Max < 0 means unbounded.
+	Repeat
+	// Ref matches the rule Expr.Rule.
+	Ref
+	// Regex matches the regular expression Expr.Regexp (Go RE2 syntax, simplified,
+	// without captures or assertions other than the implicit anchors at both ends).
+	Regex
+)
+
+// RuneRange is an inclusive range of Unicode code points.
+type RuneRange struct{ Lo, Hi rune }
+
+// Expr is one node of a rule body. It is a plain tree: front-ends build it,
+// the pushdown compiler reads it, nothing mutates it after Grammar.Validate.
+type Expr struct {
+	Kind   Kind
+	Bytes  []byte         // Bytes: the literal
+	Ranges []RuneRange    // Class: sorted, non-overlapping, non-adjacent, within [0, 0x10FFFF]
+	Subs   []*Expr        // Seq, Alt: the parts; Repeat: exactly one
+	Min    int            // Repeat: least count
+	Max    int            // Repeat: greatest count, -1 for no bound
+	Rule   int            // Ref: index into Grammar.Rules
+	Regexp *syntax.Regexp // Regex: the parsed expression
+}
+
+// Rule is a named production.
+type Rule struct {
+	Name string
+	Body *Expr
+}
+
+// Grammar is a set of rules and the one the whole output must match.
+type Grammar struct {
+	Rules []Rule
+	Root  int
+}
+
+// Constructors. They make the IR easy to build by hand and by front-ends;
+// they do not simplify beyond the obvious.
+
+// Lit matches s exactly.
+func Lit(s string) *Expr {
+	if s == "" {
+		return &Expr{Kind: Empty}
+	}
+	return &Expr{Kind: Bytes, Bytes: []byte(s)}
+}
+
+// Eps matches the empty string.
+func Eps() *Expr { return &Expr{Kind: Empty} }
+
+// Chars matches one code point from ranges, which are normalized (sorted, merged);
+// negate takes the complement within the Unicode range, surrogates excluded.
+func Chars(negate bool, ranges ...RuneRange) *Expr {
+	rs := NormalizeRanges(ranges)
+	if negate {
+		rs = NegateRanges(rs)
+	}
+	return &Expr{Kind: Class, Ranges: rs}
+}
+
+// Cat matches its parts in order.
+func Cat(subs ...*Expr) *Expr {
+	switch len(subs) {
+	case 0:
+		return Eps()
+	case 1:
+		return subs[0]
+	}
+	return &Expr{Kind: Seq, Subs: subs}
+}
+
+// Or matches one of its parts.
+func Or(subs ...*Expr) *Expr {
+	if len(subs) == 1 {
+		return subs[0]
+	}
+	return &Expr{Kind: Alt, Subs: subs}
+}
+
+// Rep matches sub between min and max times (max < 0: unbounded).
+func Rep(sub *Expr, min, max int) *Expr {
+	return &Expr{Kind: Repeat, Subs: []*Expr{sub}, Min: min, Max: max}
+}
+
+// Call matches rule number i.
+func Call(i int) *Expr { return &Expr{Kind: Ref, Rule: i} }
+
+// Re matches a parsed regular expression.
+func Re(re *syntax.Regexp) *Expr { return &Expr{Kind: Regex, Regexp: re} }
+
+// NormalizeRanges sorts ranges, clips them to [0, 0x10FFFF] and merges
+// overlapping or adjacent ones. It returns a new slice.
+func NormalizeRanges(in []RuneRange) []RuneRange {
+	rs := make([]RuneRange, 0, len(in))
+	for _, r := range in {
+		if r.Lo < 0 {
+			r.Lo = 0
+		}
+		if r.Hi > maxRune {
+			r.Hi = maxRune
+		}
+		if r.Lo <= r.Hi {
+			rs = append(rs, r)
+		}
+	}
+	sortRanges(rs)
+	out := rs[:0]
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.Lo <= out[n-1].Hi+1 {
+			if r.Hi > out[n-1].Hi {
+				out[n-1].Hi = r.Hi
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// NegateRanges returns the code points of [0, 0x10FFFF] not in rs (which must be
+// normalized), leaving out the surrogates, which UTF-8 cannot encode.
+func NegateRanges(rs []RuneRange) []RuneRange {
+	var out []RuneRange
+	next := rune(0)
+	for _, r := range rs {
+		if r.Lo > next {
+			out = append(out, RuneRange{next, r.Lo - 1})
+		}
+		next = r.Hi + 1
+	}
+	if next <= maxRune {
+		out = append(out, RuneRange{next, maxRune})
+	}
+	return NormalizeRanges(removeSurrogates(out))
+}
+
+const maxRune = 0x10FFFF
+
+func removeSurrogates(rs []RuneRange) []RuneRange {
+	var out []RuneRange
+	for _, r := range rs {
+		if r.Hi < 0xD800 || r.Lo > 0xDFFF {
+			out = append(out, r)
+			continue
+		}
+		if r.Lo < 0xD800 {
+			out = append(out, RuneRange{r.Lo, 0xD7FF})
+		}
+		if r.Hi > 0xDFFF {
+			out = append(out, RuneRange{0xE000, r.Hi})
+		}
+	}
+	return out
+}
+
+func sortRanges(rs []RuneRange) {
+	// insertion sort is enough for the small classes grammars use; fall back to
+	// a simple merge sort for large ones to stay O(n log n).
+	if len(rs) > 32 {
+		mid := len(rs) / 2
+		a := append([]RuneRange(nil), rs[:mid]...)
+		b := append([]RuneRange(nil), rs[mid:]...)
+		sortRanges(a)
+		sortRanges(b)
+		i, j, k := 0, 0, 0
+		for i < len(a) && j < len(b) {
+			if a[i].Lo <= b[j].Lo {
+				rs[k] = a[i]
+				i++
+			} else {
+				rs[k] = b[j]
+				j++
+			}
+			k++
+		}
+		k += copy(rs[k:], a[i:])
+		copy(rs[k:], b[j:])
+		return
+	}
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].Lo < rs[j-1].Lo; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+// String renders the expression in a GBNF-like notation, for errors and tests.
+func (e *Expr) String() string {
+	var b strings.Builder
+	e.write(&b, nil)
+	return b.String()
+}
+
+func (e *Expr) write(b *strings.Builder, g *Grammar) {
+	switch e.Kind {
+	case Empty:
+		b.WriteString(`""`)
+	case Bytes:
+		b.WriteString(strconv.Quote(string(e.Bytes)))
+	case Class:
+		b.WriteByte('[')
+		for _, r := range e.Ranges {
+			writeClassRune(b, r.Lo)
+			if r.Hi != r.Lo {
+				b.WriteByte('-')
+				writeClassRune(b, r.Hi)
+			}
+		}
+		b.WriteByte(']')
+	case Seq, Alt:
+		b.WriteByte('(')
+		for i, s := range e.Subs {
+			if i > 0 {
+				if e.Kind == Alt {
+					b.WriteString(" | ")
+				} else {
+					b.WriteByte(' ')
+				}
+			}
+			s.write(b, g)
+		}
+		b.WriteByte(')')
+	case Repeat:
+		e.Subs[0].write(b, g)
+		switch {
+		case e.Max < 0:
+			fmt.Fprintf(b, "{%d,}", e.Min)
+		case e.Min == e.Max:
+			fmt.Fprintf(b, "{%d}", e.Min)
+		default:
+			fmt.Fprintf(b, "{%d,%d}", e.Min, e.Max)
+		}
+	case Ref:
+		if g != nil && e.Rule >= 0 && e.Rule < len(g.Rules) {
+			b.WriteString(g.Rules[e.Rule].Name)
+		} else {
+			fmt.Fprintf(b, "<rule %d>", e.Rule)
+		}
+	case Regex:
+		b.WriteByte('/')
+		b.WriteString(e.Regexp.String())
+		b.WriteByte('/')
+	}
+}
+
+func writeClassRune(b *strings.Builder, r rune) {
+	switch {
+	case r == '\\' || r == ']' || r == '-' || r == '^':
+		b.WriteByte('\\')
+		b.WriteRune(r)
+	case r < 0x20 || r == 0x7F:
+		fmt.Fprintf(b, `\x%02X`, r)
+	case r >= 0xD800 && r <= 0xDFFF, r > 0xFFFF:
+		fmt.Fprintf(b, `\U%08X`, r)
+	default:
+		b.WriteRune(r)
+	}
+}
+
+// String renders the grammar as GBNF-like rules, root first.
+func (g *Grammar) String() string {
+	var b strings.Builder
+	order := make([]int, 0, len(g.Rules))
+	order = append(order, g.Root)
+	for i := range g.Rules {
+		if i != g.Root {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
+		r := g.Rules[i]
+		b.WriteString(r.Name)
+		b.WriteString(" ::= ")
+		r.Body.write(&b, g)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Validate checks the structural invariants the compiler relies on: the root and
+// every reference name an existing rule, repeats have one sub and sane bounds,
+// classes are normalized and regexes are present. Front-ends call it before
+// returning a grammar; hand-built grammars should too.
+func (g *Grammar) Validate() error {
+	if len(g.Rules) == 0 {
+		return fmt.Errorf("grammar: no rules")
+	}
+	if g.Root < 0 || g.Root >= len(g.Rules) {
+		return fmt.Errorf("grammar: root %d out of range", g.Root)
+	}
+	for i, r := range g.Rules {
+		if r.Body == nil {
+			return fmt.Errorf("grammar: rule %q has no body", r.Name)
+		}
+		if err := g.validExpr(r.Body); err != nil {
+			return fmt.Errorf("grammar: rule %q (%d): %w", r.Name, i, err)
+		}
+	}
+	return nil
+}
+
+func (g *Grammar) validExpr(e *Expr) error {
+	switch e.Kind {
+	case Empty:
+	case Bytes:
+		if len(e.Bytes) == 0 {
+			return fmt.Errorf("empty byte literal (use Empty)")
+		}
+	case Class:
+		for i, r := range e.Ranges {
+			if r.Lo > r.Hi || r.Lo < 0 || r.Hi > maxRune || (i > 0 && r.Lo <= e.Ranges[i-1].Hi+1) {
+				return fmt.Errorf("class %s is not normalized", e)
+			}
+		}
+	case Seq, Alt:
+		for _, s := range e.Subs {
+			if s == nil {
+				return fmt.Errorf("nil part")
+			}
+			if err := g.validExpr(s); err != nil {
+				return err
+			}
+		}
+	case Repeat:
+		if len(e.Subs) != 1 || e.Subs[0] == nil {
+			return fmt.Errorf("repeat needs exactly one part")
+		}
+		if e.Min < 0 || (e.Max >= 0 && e.Max < e.Min) {
+			return fmt.Errorf("repeat bounds {%d,%d} are invalid", e.Min, e.Max)
+		}
+		return g.validExpr(e.Subs[0])
+	case Ref:
+		if e.Rule < 0 || e.Rule >= len(g.Rules) {
+			return fmt.Errorf("reference to rule %d out of range", e.Rule)
+		}
+	case Regex:
+		if e.Regexp == nil {
+			return fmt.Errorf("regex without expression")
+		}
+	default:
+		return fmt.Errorf("unknown expression kind %d", e.Kind)
+	}
+	return nil
+}

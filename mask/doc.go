@@ -1,0 +1,15 @@
+// Package mask turns a compiled grammar and a vocabulary into token masks.
+//
+// Compile indexes a pda.Program against a tokenizer.Vocab. For every
+// automaton state, tokens are classified lazily (on first visit, memoized and
+// shared by all matchers) into accepted (consumed without leaving the rule,
+// decided without the stack), rejected, and uncertain (they run past the end
+// of the rule, so the real stack decides). A Matcher holds one sequence's
+// state: FillBitmask ORs the accepted sets of the current stack tops and
+// checks only the uncertain tokens, walking them in byte order so shared
+// prefixes are walked once.
+//
+// A Bitmask uses XGrammar's layout: rows of ceil(vocab/32) 32-bit words, bit j
+// of word i allows token 32i+j. Apply masks float32 logits on the CPU; package
+// cuda does the same on the GPU.
+package mask
