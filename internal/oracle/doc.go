@@ -1,0 +1,23 @@
+// Package oracle is a slow, obviously correct recognizer for rein's grammar IR.
+// Tests use it as the independent reference that rein's compiled automata and
+// token masks are checked against, so it shares no code with packages fsm and
+// pda and favours plainness over speed.
+//
+// New turns a grammar.Grammar into a context-free grammar over bytes (cfg.go):
+// every rule is a nonterminal; byte literals become byte terminals; a
+// code-point class becomes the alternatives of byte-range sequences that spell
+// exactly the UTF-8 encodings of its code points (utf8.go), so a prefix that
+// splits a multi-byte character is judged exactly and invalid UTF-8 or
+// surrogates never match; sequences, alternations and repetitions become
+// helper nonterminals, and regular-expression terminals are converted from
+// their regexp/syntax tree into the same pieces (convert.go). Nonterminals that
+// derive no byte string are removed with every production that uses them, so
+// that each remaining symbol can be completed.
+//
+// A Recognizer runs Earley's algorithm over that grammar one byte at a time
+// (earley.go), with Aycock and Horspool's treatment of nullable nonterminals.
+// Because every symbol is productive, the input so far is a viable prefix
+// exactly when the current Earley set is non-empty, and a sentence when that
+// set holds a completed root item that started at offset 0. Earley sets are
+// immutable once built, so a clone shares them and builds only its own.
+package oracle
