@@ -10,9 +10,9 @@ STATICCHECK_VERSION := v0.8.2
 
 export REIN_REQUIRE_DATA := 1
 
-.PHONY: test vocab lint vet staticcheck cuda-build bench
+.PHONY: test vocab lint vet staticcheck bench
 
-test: vocab lint
+test: vocab lint cuda-check
 	$(GO) test -race -timeout 40m ./...
 
 vocab:
@@ -31,3 +31,5 @@ staticcheck: $(STATICCHECK)
 
 bench: vocab
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+include mk/cuda.mk
