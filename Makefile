@@ -12,8 +12,11 @@ export REIN_REQUIRE_DATA := 1
 
 .PHONY: test vocab lint vet staticcheck bench
 
+# The race run scales the long property tests down (internal/race); the
+# second run repeats those at full size without the detector.
 test: vocab lint cuda-check
 	$(GO) test -race -timeout 40m ./...
+	$(GO) test -count=1 -timeout 20m -run 'TestMaskMatchesReference|TestMaskAgreesWithEarley|TestRandomDecoding' ./mask/
 
 vocab:
 	@bash scripts/fetch-vocab.sh $(CACHE)/tokenizers

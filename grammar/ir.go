@@ -5,6 +5,7 @@ import (
 	"regexp/syntax"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Kind says what an Expr matches.
@@ -273,10 +274,12 @@ func writeClassRune(b *strings.Builder, r rune) {
 	case r == '\\' || r == ']' || r == '-' || r == '^':
 		b.WriteByte('\\')
 		b.WriteRune(r)
-	case r < 0x20 || r == 0x7F:
+	case r < 0x80 && !unicode.IsPrint(r):
 		fmt.Fprintf(b, `\x%02X`, r)
-	case r >= 0xD800 && r <= 0xDFFF, r > 0xFFFF:
+	case r > 0xFFFF:
 		fmt.Fprintf(b, `\U%08X`, r)
+	case !unicode.IsPrint(r):
+		fmt.Fprintf(b, `\u%04X`, r)
 	default:
 		b.WriteRune(r)
 	}

@@ -1,0 +1,123 @@
+package fsm
+
+// ForcedBytes returns the bytes that every accepted continuation from state s
+// starts with: the longest w such that from s, while the state reached is not
+// final, has no symbol edges and has exactly one byte value leading to a state
+// that can still reach a final state (through bytes or symbols), that byte is
+// taken. It is empty when s is final, has symbol edges, branches, or is -1.
+//
+// After ComputeForced (Minimize and Trim call it) the result is a look-up into
+// a table built once, sharing storage between states: it must not be modified.
+// Before, each call computes the table anew.
+func (d *DFA) ForcedBytes(s int32) []byte {
+	if s < 0 || int(s) >= d.NumStates() {
+		return nil
+	}
+	if d.forced != nil {
+		return d.forced[s]
+	}
+	w := getWorkspace()
+	defer w.put()
+	return w.forcedTable(d, w.coReachable(d, nil, nil))[s]
+}
+
+// ComputeForced builds the table that ForcedBytes reads. It modifies d, so it
+// must run before d is shared between goroutines; Minimize and Trim return
+// DFAs that have it already.
+func (d *DFA) ComputeForced() {
+	if d.forced == nil {
+		w := getWorkspace()
+		defer w.put()
+		d.forced = w.forcedTable(d, w.coReachable(d, nil, nil))
+	}
+}
+
+// forcedTable builds the ForcedBytes table; live says which states can reach
+// a final state, nil if all can.
+func (w *workspace) forcedTable(d *DFA, live []bool) [][]byte {
+	n, k := d.NumStates(), d.NumClasses
+	isLive := func(s int32) bool { return live == nil || live[s] }
+
+	// The number of bytes in each class, and one of them.
+	var size [256]int32
+	var member [256]byte
+	for b := 255; b >= 0; b-- {
+		c := d.Classes[b]
+		size[c]++
+		member[c] = byte(b)
+	}
+
+	// next[s] is the one live successor of a forcing state, by its byte;
+	// else -1. heads are the forcing states no forcing state leads to.
+	w.next, w.by = resize(w.next, n), resize(w.by, n)
+	w.heads, w.done, w.length = resize(w.heads, n), resize(w.done, n), resize(w.length, n)
+	next, by, heads, done, length := w.next, w.by, w.heads, w.done, w.length
+	for s := range n {
+		next[s] = -1
+		if !isLive(int32(s)) || d.Final[s] || len(d.Calls[s]) > 0 {
+			continue
+		}
+		count, t := int32(0), int32(-1)
+		for c, u := range d.Trans[s*k : (s+1)*k] {
+			if u >= 0 && isLive(u) {
+				count += size[c]
+				t, by[s] = u, member[c]
+			}
+		}
+		if count == 1 {
+			next[s] = t
+			heads[s] = true
+		}
+	}
+	for s := range n {
+		if next[s] >= 0 {
+			heads[next[s]] = false
+		}
+	}
+	// A chain of forcing states cannot loop: its states could not reach a
+	// final state. Lengths, by walking each chain to a known length.
+	path := w.path[:0]
+	for s := range n {
+		path = path[:0]
+		for u := int32(s); !done[u]; u = next[u] {
+			done[u] = true
+			path = append(path, u)
+			if next[u] < 0 {
+				break
+			}
+		}
+		for i := len(path) - 1; i >= 0; i-- {
+			if u := path[i]; next[u] >= 0 {
+				length[u] = length[next[u]] + 1
+			}
+		}
+	}
+	w.path = path
+	// Write each chain once, from its head; the states on it share the
+	// suffixes of that string.
+	total := 0
+	for s := range n {
+		if heads[s] {
+			total += int(length[s])
+		}
+	}
+	table := make([][]byte, n)
+	if total == 0 {
+		return table
+	}
+	arena := make([]byte, 0, total)
+	for s := range n {
+		if !heads[s] {
+			continue
+		}
+		at := len(arena)
+		for u := int32(s); next[u] >= 0; u = next[u] {
+			arena = append(arena, by[u])
+		}
+		end := len(arena)
+		for u, i := int32(s), at; next[u] >= 0 && table[u] == nil; u, i = next[u], i+1 {
+			table[u] = arena[i:end:end]
+		}
+	}
+	return table
+}

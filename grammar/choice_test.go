@@ -1,0 +1,60 @@
+package grammar_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/oracle"
+)
+
+func TestChoice(t *testing.T) {
+	tests := []struct {
+		options []string
+		want    string
+	}{
+		{[]string{"yes"}, `root ::= "yes"` + "\n"},
+		{[]string{"yes", "no"}, `root ::= ("yes" | "no")` + "\n"},
+		{[]string{"a", "a"}, `root ::= ("a" | "a")` + "\n"},
+		{[]string{""}, `root ::= ""` + "\n"},
+		{[]string{"", "x"}, `root ::= ("" | "x")` + "\n"},
+		{[]string{"日本", "\x00\xff"}, `root ::= ("日本" | "\x00\xff")` + "\n"},
+		{[]string{"a", "ab", "abc"}, `root ::= ("a" | "ab" | "abc")` + "\n"},
+	}
+	for _, tc := range tests {
+		g, err := grammar.Choice(tc.options)
+		require.NoError(t, err, "%q", tc.options)
+		require.NoError(t, g.Validate())
+		assert.Equal(t, tc.want, g.String(), "%q", tc.options)
+		assert.Equal(t, "root", g.Rules[g.Root].Name)
+	}
+}
+
+func TestChoiceErrors(t *testing.T) {
+	for _, options := range [][]string{nil, {}} {
+		g, err := grammar.Choice(options)
+		assert.Nil(t, g)
+		assert.EqualError(t, err, "choice: no options to choose from")
+		var e *grammar.Error
+		assert.True(t, errors.As(err, &e))
+	}
+}
+
+func TestChoiceAccepts(t *testing.T) {
+	options := []string{"red", "green", "gr", "", "blue\n", "é"}
+	g, err := grammar.Choice(options)
+	require.NoError(t, err)
+	for _, s := range options {
+		ok, err := oracle.Accepts(g, []byte(s))
+		require.NoError(t, err)
+		assert.True(t, ok, "%q", s)
+	}
+	for _, s := range []string{"re", "redd", "green ", "blue", "grgr", "e", "\xc3"} {
+		ok, err := oracle.Accepts(g, []byte(s))
+		require.NoError(t, err)
+		assert.False(t, ok, "%q", s)
+	}
+}

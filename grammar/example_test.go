@@ -1,0 +1,86 @@
+package grammar_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/reinlm/rein/grammar"
+)
+
+func ExampleParseGBNF() {
+	g, err := grammar.ParseGBNF(`
+# a list of items, one a line
+root ::= item+
+item ::= "- " [a-z ]+ "\n"
+`, "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(g)
+	// Output:
+	// root ::= item{1,}
+	// item ::= ("- " [ a-z]{1,} "\n")
+}
+
+func ExampleParseGBNF_errors() {
+	_, err := grammar.ParseGBNF(`root ::= greeting " " name
+greeting ::= "hello" | "hi"{2,1}
+`, "")
+	fmt.Println(err)
+
+	var list grammar.ErrorList
+	if errors.As(err, &list) {
+		fmt.Println(len(list), "errors; the first at line", list[0].Pos.Line, "column", list[0].Pos.Col)
+	}
+	// Output:
+	// gbnf:1:23: undefined rule "name"
+	// gbnf:2:28: repetition {2,1} has a maximum below its minimum
+	// 2 errors; the first at line 1 column 23
+}
+
+func ExampleFromRegex() {
+	g, err := grammar.FromRegex(`^(?P<year>[0-9]{4})-(0[1-9]|1[0-2])$`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(g)
+
+	_, err = grammar.FromRegex(`\d+(?=px)`)
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, grammar.ErrUnsupported))
+	// Output:
+	// root ::= /[0-9][0-9][0-9][0-9]-(?:0[1-9]|1[0-2])/
+	// regex:1:4: lookahead is not supported
+	// true
+}
+
+func ExampleJSON() {
+	g := grammar.JSON()
+	for _, r := range g.Rules {
+		fmt.Println(r.Name)
+	}
+	fmt.Println("whitespace runs are at most", grammar.JSONMaxWhitespace, "bytes")
+	// Output:
+	// root
+	// ws
+	// value
+	// object
+	// array
+	// string
+	// number
+	// member
+	// whitespace runs are at most 20 bytes
+}
+
+func ExampleChoice() {
+	g, err := grammar.Choice([]string{"positive", "negative", "neutral"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(g)
+	// Output:
+	// root ::= ("positive" | "negative" | "neutral")
+}

@@ -1,0 +1,644 @@
+package grammar
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits on GBNF input. Exceeding one is an error that wraps ErrLimit.
+const (
+	// MaxGBNFSize is the longest GBNF source ParseGBNF accepts, in bytes.
+	MaxGBNFSize = 1 << 20
+	// MaxGBNFRepeat bounds every repetition count {m,n}, and the product of the
+	// counts of nested repetitions (an unbounded one counts as its minimum), so
+	// that "((x{100}){100}){100}" cannot ask the compiler for a million copies.
+	MaxGBNFRepeat = 10000
+	// MaxGBNFDepth bounds the nesting of groups and stacked repetition operators.
+	MaxGBNFDepth = 500
+)
+
+// ParseGBNF parses a grammar in llama.cpp's GBNF dialect and returns it with
+// the rule named root (or "root" when root is "") as its start.
+//
+// The dialect, as llama.cpp's parser accepts it:
+//
+//	name ::= alternatives       a rule; names are made of [a-zA-Z0-9-]
+//	a b                         sequence
+//	a | b                       alternation
+//	( ... )                     group
+//	"text"                      literal (code points, UTF-8 encoded)
+//	[a-z0-9_] [^"\\]            character class, negated with ^
+//	.                           any code point
+//	x* x+ x? x{m} x{m,} x{m,n}  repetition
+//	# comment                   to the end of the line
+//
+// Escapes in literals and classes are \xHH, \uHHHH, \UHHHHHHHH (code points,
+// not bytes: "\xFF" is U+00FF), \t, \r, \n, \\, \", \[, \] and \-. Inside a
+// class, x-y is a range unless the '-' comes right before the closing ']'.
+// A rule ends at the end of its line; it goes on to the next line only right
+// after "::=" or '|', or inside parentheses.
+//
+// The result is faithful to the text: one Rule per GBNF rule, in the order the
+// names first appear; groups become nested Seq and Alt expressions, literals
+// Bytes, classes Class (negated ones complemented over Unicode without the
+// surrogates), '.' a Class of every code point, and repetitions Repeat.
+//
+// Where llama.cpp is silent or lenient, ParseGBNF reports an error instead: a
+// rule defined twice (llama.cpp keeps the last definition), an empty class "[]"
+// (llama.cpp drops it), a reversed range [z-a], a class that matches no code
+// point, a repetition {m,n} with n < m, an escape beyond U+10FFFF or a lone
+// surrogate, and token references (<[id]>,
+// <token>, !<...>), which rein cannot express in a byte-level grammar and
+// reports as ErrUnsupported. Counts above MaxGBNFRepeat are ErrLimit errors
+// (llama.cpp silently treats a maximum above 2000 as unbounded).
+//
+// Errors in the text come back as an ErrorList of *Error values with Source
+// "gbnf" and a line:column, in source order: after a syntax error the parser
+// skips to the next line that starts a rule and goes on, and every undefined
+// rule is reported where it is first used. A missing root or a source over
+// MaxGBNFSize is a single *Error. Either way, errors.As with an *Error target
+// finds the first error.
+func ParseGBNF(src string, root string) (*Grammar, error) {
+	if root == "" {
+		root = "root"
+	}
+	if len(src) > MaxGBNFSize {
+		return nil, &Error{Source: "gbnf", Msg: fmt.Sprintf("source is %d bytes, more than the limit of %d", len(src), MaxGBNFSize), Err: ErrLimit}
+	}
+	p := &gbnfParser{src: src, index: map[string]int{}, info: map[*Expr]gbnfInfo{}}
+	p.parse()
+	if len(p.errs) > 0 {
+		return nil, p.sortedErrs()
+	}
+	g := &Grammar{Rules: p.rules}
+	r, ok := p.index[root]
+	if !ok {
+		return nil, &Error{Source: "gbnf", Msg: fmt.Sprintf("missing root rule %q", root)}
+	}
+	g.Root = r
+	if err := g.Validate(); err != nil {
+		return nil, &Error{Source: "gbnf", Msg: err.Error(), Err: err}
+	}
+	return g, nil
+}
+
+// gbnfParser is a recursive-descent parser over the source text. Rules are
+// numbered in the order their names first appear, definitions or references.
+type gbnfParser struct {
+	src   string
+	off   int
+	lines posTable
+	errs  ErrorList
+
+	rules   []Rule
+	index   map[string]int
+	defined []int // per rule: offset of the definition, -1 while undefined
+	used    []int // per rule: offset of the first reference, -1 if none
+
+	pending []gbnfRef // references of the rule being parsed
+	depth   int
+	info    map[*Expr]gbnfInfo
+}
+
+// gbnfRef is a reference to rule number rule at offset off.
+type gbnfRef struct{ rule, off int }
+
+// gbnfInfo is what the limits need to know of a built expression: the product
+// of the counts of its nested repetitions and its nesting depth.
+type gbnfInfo struct {
+	weight int
+	depth  int
+}
+
+// errGBNFSyntax is returned up through the parse of a rule once the error has
+// been recorded; parse then skips to the next rule.
+var errGBNFSyntax = errors.New("gbnf syntax error")
+
+func (p *gbnfParser) parse() {
+	p.skipSpace(true)
+	for p.off < len(p.src) {
+		if err := p.parseRule(); err != nil {
+			p.skipToNextRule()
+		}
+		p.skipSpace(true)
+	}
+	for i, r := range p.rules {
+		if p.defined[i] < 0 && p.used[i] >= 0 {
+			p.errorAt(p.used[i], nil, "undefined rule %q", r.Name)
+		}
+	}
+}
+
+// sortedErrs orders the errors by position, as go/scanner does.
+func (p *gbnfParser) sortedErrs() error {
+	sort.SliceStable(p.errs, func(i, j int) bool { return p.errs[i].Pos.Offset < p.errs[j].Pos.Offset })
+	return p.errs.Err()
+}
+
+func (p *gbnfParser) errorAt(off int, cause error, format string, args ...any) error {
+	p.errs = append(p.errs, &Error{Source: "gbnf", Pos: p.posOf(off), Msg: fmt.Sprintf(format, args...), Err: cause})
+	return errGBNFSyntax
+}
+
+func (p *gbnfParser) posOf(off int) Pos {
+	if p.lines == nil {
+		p.lines = newPosTable(p.src)
+	}
+	return p.lines.pos(off)
+}
+
+// ruleIndex returns the number of the rule called name, adding it if new.
+func (p *gbnfParser) ruleIndex(name string) int {
+	if i, ok := p.index[name]; ok {
+		return i
+	}
+	i := len(p.rules)
+	p.index[name] = i
+	p.rules = append(p.rules, Rule{Name: name})
+	p.defined = append(p.defined, -1)
+	p.used = append(p.used, -1)
+	return i
+}
+
+func (p *gbnfParser) peek() byte {
+	if p.off < len(p.src) {
+		return p.src[p.off]
+	}
+	return 0
+}
+
+func (p *gbnfParser) eof() bool { return p.off >= len(p.src) }
+
+// skipSpace skips blanks and comments, and line breaks when newlines is set.
+func (p *gbnfParser) skipSpace(newlines bool) {
+	for p.off < len(p.src) {
+		switch c := p.src[p.off]; {
+		case c == ' ' || c == '\t':
+			p.off++
+		case c == '#':
+			for p.off < len(p.src) && p.src[p.off] != '\n' && p.src[p.off] != '\r' {
+				p.off++
+			}
+		case newlines && (c == '\n' || c == '\r'):
+			p.off++
+		default:
+			return
+		}
+	}
+}
+
+// skipToNextRule moves to the start of the next line that looks like the
+// start of a rule definition ("name ::="), or to the end.
+func (p *gbnfParser) skipToNextRule() {
+	for p.off < len(p.src) {
+		for p.off < len(p.src) && p.src[p.off] != '\n' && p.src[p.off] != '\r' {
+			p.off++
+		}
+		for p.off < len(p.src) && (p.src[p.off] == '\n' || p.src[p.off] == '\r') {
+			p.off++
+		}
+		start := p.off
+		p.skipSpace(false)
+		n := p.off
+		for n < len(p.src) && gbnfIsWordChar(p.src[n]) {
+			n++
+		}
+		if n > p.off {
+			p.off = n
+			p.skipSpace(false)
+			if len(p.src)-p.off >= 3 && p.src[p.off:p.off+3] == "::=" {
+				p.off = start
+				return
+			}
+		}
+	}
+}
+
+func gbnfIsWordChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-'
+}
+
+func (p *gbnfParser) parseName() string {
+	start := p.off
+	for p.off < len(p.src) && gbnfIsWordChar(p.src[p.off]) {
+		p.off++
+	}
+	return p.src[start:p.off]
+}
+
+// parseRule parses "name ::= alternatives" and the line break after it.
+func (p *gbnfParser) parseRule() error {
+	start := p.off
+	p.pending = p.pending[:0]
+	name := p.parseName()
+	if name == "" {
+		if len(p.rules) > 0 && !p.eof() && strings.IndexByte("\"[(.|*+?{", p.src[p.off]) >= 0 {
+			return p.errorAt(start, nil, "expected rule name, found %s (a rule goes on to the next line only after \"::=\", '|' or inside parentheses)", p.describe())
+		}
+		return p.errorAt(start, nil, "expected rule name, found %s", p.describe())
+	}
+	i := p.ruleIndex(name)
+	redefined := p.defined[i] >= 0
+	if redefined {
+		p.errorAt(start, nil, "rule %q is already defined at %s", name, p.posOf(p.defined[i]))
+	} else {
+		p.defined[i] = start
+	}
+	p.skipSpace(false)
+	if len(p.src)-p.off < 3 || p.src[p.off:p.off+3] != "::=" {
+		return p.errorAt(p.off, nil, "expected \"::=\" after rule name %q, found %s", name, p.describe())
+	}
+	p.off += 3
+	p.skipSpace(true)
+	body, err := p.parseAlternates(false)
+	if err != nil {
+		return err
+	}
+	if !redefined {
+		p.rules[i].Body = body
+	}
+	if p.eof() || p.src[p.off] == '\n' || p.src[p.off] == '\r' {
+		// Only the references of rules that parsed count: a broken rule
+		// would report its half-read tokens as undefined rules.
+		for _, r := range p.pending {
+			if p.used[r.rule] < 0 {
+				p.used[r.rule] = r.off
+			}
+		}
+		return nil
+	}
+	if strings.HasPrefix(p.src[p.off:], "::=") {
+		return p.errorAt(p.off, nil, "unexpected \"::=\": this line continues the rule before it, which goes on to the next line after \"::=\", '|' or inside parentheses")
+	}
+	return p.errorAt(p.off, nil, "unexpected %s", p.describe())
+}
+
+// describe names the byte at the current offset for error messages.
+func (p *gbnfParser) describe() string {
+	if p.eof() {
+		return "end of input"
+	}
+	switch c := p.src[p.off]; c {
+	case '\n', '\r':
+		return "end of line"
+	default:
+		r, _ := utf8.DecodeRuneInString(p.src[p.off:])
+		return strconv.QuoteRune(r)
+	}
+}
+
+func (p *gbnfParser) parseAlternates(nested bool) (*Expr, error) {
+	seq, err := p.parseSequence(nested)
+	if err != nil {
+		return nil, err
+	}
+	alts := []*Expr{seq}
+	for p.peek() == '|' {
+		p.off++
+		p.skipSpace(true)
+		seq, err := p.parseSequence(nested)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, seq)
+	}
+	return p.built(Or(alts...), alts), nil
+}
+
+func (p *gbnfParser) parseSequence(nested bool) (*Expr, error) {
+	var items []*Expr
+	for !p.eof() {
+		start := p.off
+		var item *Expr
+		var err error
+		switch c := p.src[p.off]; {
+		case c == '"':
+			item, err = p.parseLiteral()
+		case c == '[':
+			item, err = p.parseClass()
+		case c == '.':
+			p.off++
+			item = Chars(true)
+		case c == '(':
+			item, err = p.parseGroup()
+		case c == '<' || c == '!':
+			return nil, p.errorAt(start, ErrUnsupported, "token references (<[id]>, <token>, !<...>) are not supported")
+		case gbnfIsWordChar(c):
+			name := p.parseName()
+			r := p.ruleIndex(name)
+			p.pending = append(p.pending, gbnfRef{r, start})
+			item = Call(r)
+		case c == '*' || c == '+' || c == '?' || c == '{':
+			if len(items) == 0 {
+				return nil, p.errorAt(start, nil, "repetition operator %q has nothing to repeat", c)
+			}
+			item, err = p.parseRepetition(items[len(items)-1], nested)
+			if err != nil {
+				return nil, err
+			}
+			items[len(items)-1] = item
+			p.skipSpace(nested)
+			continue
+		default:
+			return p.built(Cat(items...), items), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, item)
+		p.skipSpace(nested)
+	}
+	return p.built(Cat(items...), items), nil
+}
+
+// built records the limits information of a sequence or alternation made of parts.
+func (p *gbnfParser) built(e *Expr, parts []*Expr) *Expr {
+	if len(parts) < 2 {
+		return e
+	}
+	var in gbnfInfo
+	for _, s := range parts {
+		si := p.infoOf(s)
+		in.weight = max(in.weight, si.weight)
+		in.depth = max(in.depth, si.depth)
+	}
+	in.depth++
+	p.info[e] = in
+	return e
+}
+
+func (p *gbnfParser) infoOf(e *Expr) gbnfInfo {
+	if in, ok := p.info[e]; ok {
+		return in
+	}
+	return gbnfInfo{weight: 1, depth: 1}
+}
+
+func (p *gbnfParser) parseGroup() (*Expr, error) {
+	open := p.off
+	p.off++
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > MaxGBNFDepth {
+		return nil, p.errorAt(open, ErrLimit, "groups nested more than %d deep", MaxGBNFDepth)
+	}
+	p.skipSpace(true)
+	e, err := p.parseAlternates(true)
+	if err != nil {
+		return nil, err
+	}
+	if p.peek() != ')' {
+		if p.eof() {
+			return nil, p.errorAt(open, nil, "unclosed '('")
+		}
+		return nil, p.errorAt(p.off, nil, "expected ')' to close '(' at %s, found %s", p.posOf(open), p.describe())
+	}
+	p.off++
+	return e, nil
+}
+
+// parseRepetition parses one of * + ? {m} {m,} {m,n} and applies it to sub.
+// Inside braces, line breaks count as blanks where they do around the braces.
+func (p *gbnfParser) parseRepetition(sub *Expr, nested bool) (*Expr, error) {
+	start := p.off
+	lo, hi := 0, -1
+	switch p.src[p.off] {
+	case '*':
+		p.off++
+	case '+':
+		p.off++
+		lo = 1
+	case '?':
+		p.off++
+		hi = 1
+	case '{':
+		p.off++
+		p.skipSpace(nested)
+		n, err := p.parseCount()
+		if err != nil {
+			return nil, err
+		}
+		lo = n
+		p.skipSpace(nested)
+		switch p.peek() {
+		case '}':
+			hi = lo
+		case ',':
+			p.off++
+			p.skipSpace(nested)
+			if c := p.peek(); '0' <= c && c <= '9' {
+				if hi, err = p.parseCount(); err != nil {
+					return nil, err
+				}
+				p.skipSpace(nested)
+			}
+			if p.peek() != '}' {
+				return nil, p.errorAt(p.off, nil, "expected '}' to close repetition at %s, found %s", p.posOf(start), p.describe())
+			}
+		default:
+			return nil, p.errorAt(p.off, nil, "expected ',' or '}' in repetition, found %s", p.describe())
+		}
+		p.off++
+		if hi >= 0 && hi < lo {
+			return nil, p.errorAt(start, nil, "repetition {%d,%d} has a maximum below its minimum", lo, hi)
+		}
+	}
+	in := p.infoOf(sub)
+	count := hi
+	if count < 0 {
+		count = lo
+	}
+	weight := in.weight * max(count, 1)
+	if weight > MaxGBNFRepeat {
+		return nil, p.errorAt(start, ErrLimit, "nested repetitions multiply to more than %d copies", MaxGBNFRepeat)
+	}
+	if in.depth+1 > MaxGBNFDepth {
+		return nil, p.errorAt(start, ErrLimit, "repetitions nested more than %d deep", MaxGBNFDepth)
+	}
+	e := Rep(sub, lo, hi)
+	p.info[e] = gbnfInfo{weight: weight, depth: in.depth + 1}
+	return e, nil
+}
+
+// parseCount parses a decimal repetition count at most MaxGBNFRepeat.
+func (p *gbnfParser) parseCount() (int, error) {
+	start := p.off
+	for p.off < len(p.src) && '0' <= p.src[p.off] && p.src[p.off] <= '9' {
+		p.off++
+	}
+	if p.off == start {
+		return 0, p.errorAt(p.off, nil, "expected a number in repetition, found %s", p.describe())
+	}
+	digits := p.src[start:p.off]
+	n, err := strconv.Atoi(digits)
+	if err != nil || n > MaxGBNFRepeat {
+		return 0, p.errorAt(start, ErrLimit, "repetition count %s is above the limit of %d", digits, MaxGBNFRepeat)
+	}
+	return n, nil
+}
+
+func (p *gbnfParser) parseLiteral() (*Expr, error) {
+	open := p.off
+	p.off++
+	var buf []byte
+	for {
+		if p.eof() {
+			return nil, p.errorAt(open, nil, "unterminated string literal")
+		}
+		if p.src[p.off] == '"' {
+			p.off++
+			return Lit(string(buf)), nil
+		}
+		at := p.off
+		r, err := p.parseChar()
+		if err != nil {
+			return nil, err
+		}
+		if gbnfSurrogate(r) {
+			return nil, p.errorAt(at, nil, "surrogate code point U+%04X cannot be encoded in UTF-8", r)
+		}
+		buf = utf8.AppendRune(buf, r)
+	}
+}
+
+func (p *gbnfParser) parseClass() (*Expr, error) {
+	open := p.off
+	p.off++
+	negate := false
+	if p.peek() == '^' {
+		negate = true
+		p.off++
+	}
+	var ranges []RuneRange
+	for {
+		if p.eof() {
+			return nil, p.errorAt(open, nil, "unterminated character class")
+		}
+		if p.src[p.off] == ']' {
+			p.off++
+			break
+		}
+		at := p.off
+		lo, err := p.parseChar()
+		if err != nil {
+			return nil, err
+		}
+		hi := lo
+		if p.peek() == '-' && p.off+1 < len(p.src) && p.src[p.off+1] != ']' {
+			p.off++
+			if hi, err = p.parseChar(); err != nil {
+				return nil, err
+			}
+			if hi < lo {
+				return nil, p.errorAt(at, nil, "invalid character range %s: U+%04X is above U+%04X", p.src[at:p.off], lo, hi)
+			}
+		} else if gbnfSurrogate(lo) {
+			return nil, p.errorAt(at, nil, "surrogate code point U+%04X cannot be encoded in UTF-8", lo)
+		}
+		ranges = append(ranges, RuneRange{lo, hi})
+	}
+	if len(ranges) == 0 {
+		return nil, p.errorAt(open, nil, "empty character class")
+	}
+	e := Chars(negate, ranges...)
+	if !negate {
+		e.Ranges = NormalizeRanges(removeSurrogates(e.Ranges))
+	}
+	if len(e.Ranges) == 0 {
+		return nil, p.errorAt(open, nil, "character class %s matches no code point", p.src[open:p.off])
+	}
+	return e, nil
+}
+
+// parseChar parses one code point, escaped or raw, inside a literal or class.
+func (p *gbnfParser) parseChar() (rune, error) {
+	start := p.off
+	if p.eof() {
+		return 0, p.errorAt(p.off, nil, "unexpected end of input")
+	}
+	c := p.src[p.off]
+	if c != '\\' {
+		r, n := utf8.DecodeRuneInString(p.src[p.off:])
+		if r == utf8.RuneError && n <= 1 {
+			return 0, p.errorAt(p.off, nil, "invalid UTF-8 byte 0x%02X", c)
+		}
+		p.off += n
+		return r, nil
+	}
+	if p.off+1 >= len(p.src) {
+		return 0, p.errorAt(start, nil, "unterminated escape")
+	}
+	e := p.src[p.off+1]
+	p.off += 2
+	switch e {
+	case 'x', 'u', 'U':
+		size := 2
+		if e == 'u' {
+			size = 4
+		} else if e == 'U' {
+			size = 8
+		}
+		var v uint64
+		for i := range size {
+			if p.off >= len(p.src) {
+				return 0, p.errorAt(start, nil, "escape \\%c needs %d hex digits, found %d", e, size, i)
+			}
+			d, ok := gbnfHexDigit(p.src[p.off])
+			if !ok {
+				return 0, p.errorAt(start, nil, "escape \\%c needs %d hex digits, found %d", e, size, i)
+			}
+			v = v<<4 | uint64(d)
+			p.off++
+		}
+		if v > maxRune {
+			return 0, p.errorAt(start, nil, "escape %s is beyond U+10FFFF", p.src[start:p.off])
+		}
+		return rune(v), nil
+	case 't':
+		return '\t', nil
+	case 'r':
+		return '\r', nil
+	case 'n':
+		return '\n', nil
+	case '\\', '"', '[', ']', '-':
+		return rune(e), nil
+	}
+	r, _ := utf8.DecodeRuneInString(p.src[start+1:])
+	return 0, p.errorAt(start, nil, "unknown escape \\%s", string(r))
+}
+
+func gbnfHexDigit(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+func gbnfSurrogate(r rune) bool { return 0xD800 <= r && r <= 0xDFFF }
+
+// posTable maps byte offsets of a text to line:column positions.
+type posTable []int // offsets at which lines start
+
+func newPosTable(src string) posTable {
+	t := posTable{0}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' {
+			t = append(t, i+1)
+		}
+	}
+	return t
+}
+
+func (t posTable) pos(off int) Pos {
+	line := sort.Search(len(t), func(i int) bool { return t[i] > off }) - 1
+	return Pos{Line: line + 1, Col: off - t[line] + 1, Offset: off}
+}

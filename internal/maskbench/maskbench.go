@@ -1,0 +1,311 @@
+// Package maskbench runs JSONSchemaBench's MaskBench protocol over a folder
+// of schema files: compile each schema (timing compile plus first mask), feed
+// each test instance token by token through a Matcher (timing every mask),
+// and count the schemas whose valid instances are all accepted and invalid
+// ones all refused. examples/maskbench is its command line; rein's CI runs it
+// over a fixed sample and fails below a floor.
+package maskbench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/mask"
+	"github.com/reinlm/rein/tokenizer"
+)
+
+// Options say what to run.
+type Options struct {
+	Dir    string           // folder of MaskBench files
+	Vocab  *tokenizer.Vocab // the tokenizer the masks are for
+	Schema grammar.SchemaOptions
+	Every  int       // run every Every-th file in name order (0 or 1: all)
+	Limit  int       // stop after this many files (0: no limit)
+	Log    io.Writer // progress and per-schema failures (nil: quiet)
+}
+
+// SchemaResult is the outcome for one schema file.
+type SchemaResult struct {
+	File, Dataset   string
+	CompileErr      string // "" when it compiled
+	CompileTime     time.Duration
+	Valid, Invalid  int // instances
+	ValidPassed     int
+	InvalidPassed   int
+	InvalidAccepted int
+	Failure         string // the first failing instance, for the log
+	Passed          bool
+}
+
+// Report collects a run.
+type Report struct {
+	Schemas   []SchemaResult
+	MaskTimes []time.Duration
+	Tokens    int
+	Wall      time.Duration
+}
+
+var datasetSuffix = regexp.MustCompile(`_\d+\.json$`)
+
+// Dataset is the MaskBench dataset a file belongs to (its name without the
+// trailing number).
+func Dataset(file string) string {
+	return datasetSuffix.ReplaceAllString(filepath.Base(file), "")
+}
+
+// Files lists the MaskBench files of dir in name order, every every-th one.
+func Files(dir string, every int) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("maskbench: no .json files in %s", dir)
+	}
+	sort.Strings(files)
+	if every > 1 {
+		var out []string
+		for i := 0; i < len(files); i += every {
+			out = append(out, files[i])
+		}
+		files = out
+	}
+	return files, nil
+}
+
+// Run runs the protocol.
+func Run(o Options) (*Report, error) {
+	files, err := Files(o.Dir, o.Every)
+	if err != nil {
+		return nil, err
+	}
+	if o.Limit > 0 && len(files) > o.Limit {
+		files = files[:o.Limit]
+	}
+	enc, err := o.Vocab.Encoder()
+	if err != nil {
+		return nil, err
+	}
+	// Build the vocabulary's shared index before timing anything.
+	if _, err := mask.Compile(grammar.JSON(), o.Vocab); err != nil {
+		return nil, err
+	}
+	r := &Report{}
+	start := time.Now()
+	bm := mask.NewBitmask(1, o.Vocab.Size())
+	for i, f := range files {
+		res := runFile(f, o, enc, bm, r)
+		r.Schemas = append(r.Schemas, res)
+		if o.Log != nil && !res.Passed {
+			msg := res.CompileErr
+			if msg == "" {
+				msg = res.Failure
+			}
+			fmt.Fprintf(o.Log, "FAIL %s: %s\n", filepath.Base(f), oneLine(msg, 300))
+		}
+		if o.Log != nil && (i+1)%500 == 0 {
+			fmt.Fprintf(o.Log, "... %d/%d files, %v\n", i+1, len(files), time.Since(start).Round(time.Second))
+		}
+	}
+	r.Wall = time.Since(start)
+	return r, nil
+}
+
+func oneLine(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return s
+}
+
+func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r *Report) (res SchemaResult) {
+	res = SchemaResult{File: file, Dataset: Dataset(file)}
+	defer func() {
+		// A panic is a bug in rein; it fails this schema, not the run.
+		if p := recover(); p != nil {
+			res.Passed = false
+			if res.CompileErr == "" && res.Failure == "" {
+				res.CompileErr = fmt.Sprintf("panic: %v", p)
+			} else {
+				res.Failure = fmt.Sprintf("panic: %v", p)
+			}
+		}
+	}()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		res.CompileErr = err.Error()
+		return res
+	}
+	doc := gjson.ParseBytes(raw)
+	t0 := time.Now()
+	g, _, err := grammar.FromJSONSchema([]byte(doc.Get("schema").Raw), o.Schema)
+	var c *mask.Compiled
+	if err == nil {
+		c, err = mask.Compile(g, o.Vocab)
+	}
+	if err == nil {
+		err = c.NewMatcher().FillBitmask(bm, 0)
+	}
+	res.CompileTime = time.Since(t0)
+	if err != nil {
+		res.CompileErr = err.Error()
+		return res
+	}
+	m := c.NewMatcher()
+	for k, tc := range doc.Get("tests").Array() {
+		valid := tc.Get("valid").Bool()
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, []byte(tc.Get("data").Raw)); err != nil {
+			res.Failure = fmt.Sprintf("test %d: %v", k, err)
+			continue
+		}
+		ids := enc.Encode(buf.String())
+		m.Reset()
+		accepted, why := feed(m, ids, bm, o.Vocab, r)
+		if valid {
+			res.Valid++
+			if accepted {
+				res.ValidPassed++
+			} else if res.Failure == "" {
+				res.Failure = fmt.Sprintf("valid test %d refused: %s in %s", k, why, oneLine(buf.String(), 200))
+			}
+		} else {
+			res.Invalid++
+			if !accepted {
+				res.InvalidPassed++
+			} else {
+				res.InvalidAccepted++
+				if res.Failure == "" {
+					res.Failure = fmt.Sprintf("invalid test %d accepted: %s", k, oneLine(buf.String(), 200))
+				}
+			}
+		}
+	}
+	res.Passed = res.ValidPassed == res.Valid && res.InvalidPassed == res.Invalid
+	return res
+}
+
+// feed runs one tokenized document, timing every mask. It reports whether
+// every token and then the end were allowed, and if not, where it stopped.
+func feed(m *mask.Matcher, ids []int, bm *mask.Bitmask, voc *tokenizer.Vocab, r *Report) (bool, string) {
+	done := 0
+	for _, id := range ids {
+		t := time.Now()
+		if err := m.FillBitmask(bm, 0); err != nil {
+			return false, err.Error()
+		}
+		r.MaskTimes = append(r.MaskTimes, time.Since(t))
+		r.Tokens++
+		allowed := bm.Allowed(0, id)
+		if allowed != m.AcceptToken(id) {
+			panic(fmt.Sprintf("mask and AcceptToken disagree on token %d %q", id, voc.Bytes(id)))
+		}
+		if !allowed {
+			return false, fmt.Sprintf("token %d %q refused after %d bytes", id, voc.Bytes(id), done)
+		}
+		done += len(voc.Bytes(id))
+	}
+	t := time.Now()
+	if err := m.FillBitmask(bm, 0); err != nil {
+		return false, err.Error()
+	}
+	r.MaskTimes = append(r.MaskTimes, time.Since(t))
+	for _, s := range voc.StopTokens() {
+		if bm.Allowed(0, s) {
+			return true, ""
+		}
+	}
+	return false, "end refused"
+}
+
+// Passed counts the schemas that passed.
+func (r *Report) Passed() int {
+	n := 0
+	for _, s := range r.Schemas {
+		if s.Passed {
+			n++
+		}
+	}
+	return n
+}
+
+// InvalidAccepted counts invalid instances that were accepted.
+func (r *Report) InvalidAccepted() int {
+	n := 0
+	for _, s := range r.Schemas {
+		n += s.InvalidAccepted
+	}
+	return n
+}
+
+func pct(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[int(p*float64(len(s)-1))]
+}
+
+// Summary is the last line of the report.
+func (r *Report) Summary() string {
+	var compile []time.Duration
+	for _, s := range r.Schemas {
+		if s.CompileErr == "" {
+			compile = append(compile, s.CompileTime)
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+	n := len(r.Schemas)
+	return fmt.Sprintf("passed %d/%d schemas (%.1f%%), invalid accepted %d, compile p50 %.2f ms p99 %.2f ms, mask p50 %.1f us p99 %.1f us",
+		r.Passed(), n, 100*float64(r.Passed())/float64(max(n, 1)), r.InvalidAccepted(),
+		ms(pct(compile, 0.5)), ms(pct(compile, 0.99)), us(pct(r.MaskTimes, 0.5)), us(pct(r.MaskTimes, 0.99)))
+}
+
+// WriteTable prints the per-dataset table and the summary line.
+func (r *Report) WriteTable(w io.Writer) {
+	type row struct{ n, passed, compiled, invalidAccepted int }
+	rows := map[string]*row{}
+	var names []string
+	for _, s := range r.Schemas {
+		x := rows[s.Dataset]
+		if x == nil {
+			x = &row{}
+			rows[s.Dataset] = x
+			names = append(names, s.Dataset)
+		}
+		x.n++
+		if s.Passed {
+			x.passed++
+		}
+		if s.CompileErr == "" {
+			x.compiled++
+		}
+		x.invalidAccepted += s.InvalidAccepted
+	}
+	sort.Strings(names)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "dataset\tschemas\tcompiled\tpassed\tpass %\tinvalid accepted\t")
+	for _, name := range names {
+		x := rows[name]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%d\t\n", name, x.n, x.compiled, x.passed, 100*float64(x.passed)/float64(x.n), x.invalidAccepted)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d tokens masked in %v\n", r.Tokens, r.Wall.Round(time.Second))
+	fmt.Fprintln(w, r.Summary())
+}

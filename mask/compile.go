@@ -1,0 +1,111 @@
+package mask
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/tokenizer"
+)
+
+// Compiled is a grammar compiled against one vocabulary. It is immutable
+// from the outside and safe for concurrent use by any number of matchers:
+// the per-node token index fills in lazily, each node once, under a lock of
+// its own stripe.
+type Compiled struct {
+	prog   *pda.Program
+	vocab  *tokenizer.Vocab
+	voc    *vocabIndex
+	stride int
+
+	index   []atomic.Pointer[nodeIndex]
+	locks   [64]sync.Mutex
+	indexed atomic.Int64 // bytes held by the index
+	states  sync.Pool    // *pda.State scratch for classification
+}
+
+// Options tune Compile. The zero value is the default.
+type Options struct {
+	Limits pda.Limits
+}
+
+// ErrVocab reports a vocabulary that cannot be used.
+var ErrVocab = errors.New("mask: unusable vocabulary")
+
+// Compile compiles g for vocab. The token index is not built here: each
+// automaton node is classified on its first visit by any matcher.
+func Compile(g *grammar.Grammar, vocab *tokenizer.Vocab, opts ...Options) (*Compiled, error) {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if vocab == nil || vocab.Size() == 0 {
+		return nil, fmt.Errorf("%w: empty", ErrVocab)
+	}
+	prog, err := pda.Compile(g, o.Limits)
+	if err != nil {
+		return nil, err
+	}
+	return CompileProgram(prog, vocab), nil
+}
+
+// CompileProgram indexes an already compiled program for vocab.
+func CompileProgram(prog *pda.Program, vocab *tokenizer.Vocab) *Compiled {
+	c := &Compiled{
+		prog:   prog,
+		vocab:  vocab,
+		voc:    indexVocab(vocab),
+		stride: WordsPerRow(vocab.Size()),
+		index:  make([]atomic.Pointer[nodeIndex], prog.NumNodes()),
+	}
+	c.states.New = func() any { return pda.NewState(prog) }
+	return c
+}
+
+// Program returns the compiled pushdown automaton.
+func (c *Compiled) Program() *pda.Program { return c.prog }
+
+// Vocab returns the vocabulary the grammar was compiled for.
+func (c *Compiled) Vocab() *tokenizer.Vocab { return c.vocab }
+
+// VocabSize is the number of token ids a bitmask row must cover.
+func (c *Compiled) VocabSize() int { return c.vocab.Size() }
+
+// MemoryBytes reports the memory the compiled grammar holds: the automaton
+// and the part of the token index built so far (the sorted vocabulary is
+// shared by every grammar of the same vocabulary and not counted).
+func (c *Compiled) MemoryBytes() int {
+	return c.prog.MemoryBytes() + 8*len(c.index) + int(c.indexed.Load())
+}
+
+// nodeIndex returns node n's classification, computing it on first use.
+func (c *Compiled) nodeIndex(n int32) *nodeIndex {
+	if x := c.index[n].Load(); x != nil {
+		return x
+	}
+	mu := &c.locks[n&63]
+	mu.Lock()
+	defer mu.Unlock()
+	if x := c.index[n].Load(); x != nil {
+		return x
+	}
+	st := c.states.Get().(*pda.State)
+	x := classify(c.prog, c.voc, n, st, c.stride)
+	c.states.Put(st)
+	c.index[n].Store(x)
+	c.indexed.Add(int64(x.sizeBytes()))
+	return x
+}
+
+// Precompute classifies every node now instead of on first visit, for
+// engines that prefer a slower compile to a slower first mask.
+func (c *Compiled) Precompute() {
+	for n := int32(0); n < int32(c.prog.NumNodes()); n++ {
+		if c.prog.HasBytes(n) {
+			c.nodeIndex(n)
+		}
+	}
+}

@@ -1,0 +1,238 @@
+package mask
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/reinlm/rein/pda"
+)
+
+// ErrRollback reports a rollback of more tokens than were accepted.
+var ErrRollback = errors.New("mask: rollback past the start")
+
+// ErrRow reports a bitmask row that does not fit the matcher's vocabulary.
+var ErrRow = errors.New("mask: bad bitmask row")
+
+// Matcher is the grammar state of one sequence. It is used by one goroutine
+// at a time; many matchers share one Compiled.
+type Matcher struct {
+	c          *Compiled
+	st         *pda.State
+	hist       []histEntry
+	terminated bool
+	nodes      []int32 // scratch: distinct top nodes
+}
+
+type histEntry struct {
+	depth int32 // byte depth before the token
+	stop  bool  // the token was a stop token
+}
+
+// NewMatcher returns a matcher at the start of the grammar.
+func (c *Compiled) NewMatcher() *Matcher {
+	return &Matcher{c: c, st: pda.NewState(c.prog)}
+}
+
+// Compiled returns the grammar the matcher runs.
+func (m *Matcher) Compiled() *Compiled { return m.c }
+
+// Reset returns the matcher to the start of the grammar.
+func (m *Matcher) Reset() {
+	m.st.Reset()
+	m.hist = m.hist[:0]
+	m.terminated = false
+}
+
+// Fork returns an independent copy of the matcher.
+func (m *Matcher) Fork() *Matcher {
+	return &Matcher{
+		c:          m.c,
+		st:         m.st.Clone(),
+		hist:       append([]histEntry(nil), m.hist...),
+		terminated: m.terminated,
+	}
+}
+
+// IsTerminated reports whether a stop token has been accepted.
+func (m *Matcher) IsTerminated() bool { return m.terminated }
+
+// CanEnd reports whether the output so far is complete, so that a stop token
+// would be accepted.
+func (m *Matcher) CanEnd() bool { return !m.terminated && m.st.CanEnd() }
+
+// NumTokens is the number of tokens accepted (and not rolled back).
+func (m *Matcher) NumTokens() int { return len(m.hist) }
+
+// State exposes the byte-level automaton state, for jump-forward and tests.
+// Callers must not advance it.
+func (m *Matcher) State() *pda.State { return m.st }
+
+// AcceptToken advances by token id and reports whether the grammar allows
+// it. A rejected token leaves the matcher unchanged.
+func (m *Matcher) AcceptToken(id int) bool {
+	if m.terminated || id < 0 || id >= m.c.voc.size {
+		return false
+	}
+	if m.c.isStop(id) {
+		if !m.st.CanEnd() {
+			return false
+		}
+		m.hist = append(m.hist, histEntry{depth: int32(m.st.Depth()), stop: true})
+		m.terminated = true
+		return true
+	}
+	if m.c.vocab.IsSpecial(id) {
+		return false
+	}
+	b := m.c.vocab.Bytes(id)
+	if len(b) == 0 {
+		return false
+	}
+	d := m.st.Depth()
+	if !m.st.AdvanceBytes(b) {
+		return false
+	}
+	m.hist = append(m.hist, histEntry{depth: int32(d)})
+	return true
+}
+
+// AcceptString advances by raw bytes, outside any token boundary, and
+// reports whether the grammar allows them; rejected input leaves the matcher
+// unchanged. The bytes count as one step for Rollback.
+func (m *Matcher) AcceptString(s string) bool {
+	if m.terminated {
+		return false
+	}
+	d := m.st.Depth()
+	for i := 0; i < len(s); i++ {
+		if !m.st.Advance(s[i]) {
+			m.st.Rollback(d)
+			return false
+		}
+	}
+	m.hist = append(m.hist, histEntry{depth: int32(d)})
+	return true
+}
+
+// Rollback undoes the last n accepted steps (tokens or strings).
+func (m *Matcher) Rollback(n int) error {
+	if n < 0 || n > len(m.hist) {
+		return fmt.Errorf("%w: %d steps asked, %d accepted", ErrRollback, n, len(m.hist))
+	}
+	if n == 0 {
+		return nil
+	}
+	k := len(m.hist) - n
+	m.st.Rollback(int(m.hist[k].depth))
+	for _, h := range m.hist[k:] {
+		if h.stop {
+			m.terminated = false
+		}
+	}
+	m.hist = m.hist[:k]
+	return nil
+}
+
+// FillBitmask writes the tokens allowed next into row of b: all tokens the
+// grammar allows, stop tokens exactly when it may end, no special token.
+// After termination the row is all zeros. It allocates nothing once the
+// nodes it visits are indexed.
+func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
+	if b.VocabSize != m.c.voc.size || row < 0 || row >= b.Rows {
+		return fmt.Errorf("%w: row %d of a %d-row bitmask for %d tokens (grammar vocabulary %d)", ErrRow, row, b.Rows, b.VocabSize, m.c.voc.size)
+	}
+	out := b.Row(row)
+	clear(out)
+	if m.terminated {
+		return nil
+	}
+	c := m.c
+	m.nodes = m.nodes[:0]
+	for _, t := range m.st.Tops() {
+		dup := false
+		for _, n := range m.nodes {
+			if n == t.Node {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			m.nodes = append(m.nodes, t.Node)
+		}
+	}
+	for _, n := range m.nodes {
+		x := c.nodeIndex(n)
+		if x.dense != nil {
+			orWords(out, x.dense)
+		} else {
+			for _, id := range x.accepted {
+				out[id>>5] |= 1 << (uint32(id) & 31)
+			}
+		}
+	}
+	for _, t := range m.st.Tops() {
+		if t.Frame >= 0 {
+			m.checkSuffixes(out, c.nodeIndex(t.Node), t.Frame)
+		}
+	}
+	if m.st.CanEnd() {
+		for _, id := range c.voc.stops {
+			out[id>>5] |= 1 << (uint32(id) & 31)
+		}
+	}
+	return nil
+}
+
+// checkSuffixes decides the uncertain tokens of node index x at a top whose
+// rule returns into frame f: each distinct suffix is run from what f
+// continues with, reusing the walk of the previous suffix's shared prefix,
+// and a suffix taken whole allows every token that leaves the rule with it.
+func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32) {
+	ns := x.numSuffixes()
+	if ns == 0 {
+		return
+	}
+	st := m.st
+	top := st.Depth()
+	if !st.PushReturn(f) {
+		return
+	}
+	base := top + 1
+	failAt := -1 // the previous suffix died adding its byte failAt
+	for i := 0; i < ns; i++ {
+		l := int(x.sufLCP[i])
+		if failAt >= 0 && l > failAt {
+			continue
+		}
+		failAt = -1
+		suf := x.suffix(i)
+		st.Rollback(base + min(l, st.Depth()-base))
+		for k := st.Depth() - base; k < len(suf); k++ {
+			if !st.Advance(suf[k]) {
+				failAt = k
+				break
+			}
+		}
+		if failAt < 0 {
+			for _, id := range x.sufToks[x.sufGroup[i]:x.sufGroup[i+1]] {
+				out[id>>5] |= 1 << (uint32(id) & 31)
+			}
+		}
+	}
+	st.Rollback(top)
+}
+
+func orWords(dst, src []uint32) {
+	for i, w := range src {
+		dst[i] |= w
+	}
+}
+
+func (c *Compiled) isStop(id int) bool {
+	for _, s := range c.voc.stops {
+		if int(s) == id {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,483 @@
+package pda
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/reinlm/rein/fsm"
+	"github.com/reinlm/rein/grammar"
+)
+
+// Limits bound what Compile may build. The zero value means DefaultLimits.
+type Limits struct {
+	MaxRuleStates  int // DFA states of one rule
+	MaxTotalStates int // DFA states of all rules together
+	MaxNFAStates   int // NFA states while building one rule (repeat expansion)
+}
+
+// DefaultLimits are generous enough for large real-world schemas and small
+// enough that a hostile grammar fails in well under a second.
+var DefaultLimits = Limits{MaxRuleStates: 20000, MaxTotalStates: 200000, MaxNFAStates: 400000}
+
+// ErrLeftRecursion reports a rule that can call itself before consuming a byte.
+var ErrLeftRecursion = errors.New("left recursion")
+
+// ErrEmptyLanguage reports a grammar that matches no string at all.
+var ErrEmptyLanguage = errors.New("grammar matches nothing")
+
+// Call is a rule call edge of a node: push Return (unless Tail) and enter
+// the called rule at Start.
+type Call struct {
+	Start  int32 // first node of the called rule
+	Return int32 // node to continue with once the callee ends
+	Tail   bool  // Return only ends its rule: pop straight to the caller's caller
+}
+
+// Program is a compiled grammar: every rule's minimized DFA, numbered into one
+// global node space. It is immutable and safe for concurrent use.
+type Program struct {
+	Rules     []RuleInfo
+	Root      int32 // the root rule's start node
+	numNodes  int32
+	nodeRule  []int32
+	base      []int32 // node -> offset of its row in trans
+	classOff  []int32 // node -> offset of its rule's byte-class table in classes
+	classes   []uint8 // 256 entries per rule
+	nclasses  []int32 // byte classes per rule
+	trans     []int32 // rows of NumClasses targets (global node ids, -1 dead)
+	final     []bool
+	hasBytes  []bool
+	calls     [][]Call
+	firstByte [][4]uint64 // bytes with a live transition, per node
+	dist      []int32     // fewest bytes to the end of the node's rule
+}
+
+// RuleInfo describes one compiled rule.
+type RuleInfo struct {
+	Name      string
+	Start     int32 // global start node
+	NumNodes  int32
+	FirstNode int32
+}
+
+// NumNodes is the number of automaton nodes of all rules together.
+func (p *Program) NumNodes() int { return int(p.numNodes) }
+
+// Next is the node reached from node n on byte b, or -1.
+func (p *Program) Next(n int32, b byte) int32 {
+	return p.trans[p.base[n]+int32(p.classes[p.classOff[n]+int32(b)])]
+}
+
+// Final reports whether node n may end its rule.
+func (p *Program) Final(n int32) bool { return p.final[n] }
+
+// HasBytes reports whether node n has any byte transition.
+func (p *Program) HasBytes(n int32) bool { return p.hasBytes[n] }
+
+// Calls returns the rule calls leaving node n.
+func (p *Program) Calls(n int32) []Call { return p.calls[n] }
+
+// FirstBytes reports the bytes with a live transition from n as a 256-bit set.
+func (p *Program) FirstBytes(n int32) *[4]uint64 { return &p.firstByte[n] }
+
+// RuleOf returns the rule index node n belongs to.
+func (p *Program) RuleOf(n int32) int { return int(p.nodeRule[n]) }
+
+// MemoryBytes estimates the memory the program's tables take.
+func (p *Program) MemoryBytes() int {
+	n := len(p.nodeRule)*(4*3+2+32) + len(p.classes) + 4*len(p.trans)
+	for _, c := range p.calls {
+		n += 24 + 12*len(c)
+	}
+	return n
+}
+
+// Compile turns a grammar into a Program. Every rule is determinized and
+// minimized; rules that can match nothing are removed with every call to
+// them; rules unreachable from the root are dropped. A rule that can call
+// itself before consuming any byte is an error wrapping ErrLeftRecursion.
+func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
+	if lim == (Limits{}) {
+		lim = DefaultLimits
+	}
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	dfas := make([]*fsm.DFA, len(g.Rules))
+	for i, r := range g.Rules {
+		d, err := compileRule(r.Body, lim)
+		if err != nil {
+			return nil, fmt.Errorf("pda: rule %q: %w", r.Name, err)
+		}
+		dfas[i] = d
+	}
+
+	// Productive rules: least fixpoint of "can reach a final state using
+	// bytes and calls to productive rules".
+	productive := make([]bool, len(dfas))
+	usable := func(sym int32) bool { return productive[sym] }
+	for changed := true; changed; {
+		changed = false
+		for i, d := range dfas {
+			if !productive[i] && d.CanReachFinal(usable) {
+				productive[i] = true
+				changed = true
+			}
+		}
+	}
+	if !productive[g.Root] {
+		return nil, fmt.Errorf("pda: root rule %q: %w", g.Rules[g.Root].Name, ErrEmptyLanguage)
+	}
+	for i, d := range dfas {
+		if productive[i] {
+			dfas[i] = d.Trim(usable)
+		}
+	}
+
+	// Rules reachable from the root.
+	reach := []int{g.Root}
+	seen := make([]bool, len(dfas))
+	seen[g.Root] = true
+	for k := 0; k < len(reach); k++ {
+		d := dfas[reach[k]]
+		for _, cs := range d.Calls {
+			for _, c := range cs {
+				if !seen[c.Sym] {
+					seen[c.Sym] = true
+					reach = append(reach, int(c.Sym))
+				}
+			}
+		}
+	}
+	if err := checkLeftRecursion(g, dfas, reach); err != nil {
+		return nil, err
+	}
+	return link(g, dfas, reach, lim)
+}
+
+// compileRule builds one rule body's NFA and returns its minimized DFA.
+func compileRule(body *grammar.Expr, lim Limits) (*fsm.DFA, error) {
+	var n fsm.NFA
+	start, end := n.NewState(), n.NewState()
+	b := ruleBuilder{n: &n, max: lim.MaxNFAStates}
+	if err := b.expr(body, start, end); err != nil {
+		return nil, err
+	}
+	d, err := fsm.Determinize(&n, start, []int{end}, lim.MaxRuleStates)
+	if err != nil {
+		return nil, err
+	}
+	return d.Minimize(), nil
+}
+
+type ruleBuilder struct {
+	n   *fsm.NFA
+	max int
+}
+
+var errNFATooLarge = fmt.Errorf("%w: rule expands to too many automaton states (repetition bounds too large?)", grammar.ErrLimit)
+
+func (b *ruleBuilder) state() (int, error) {
+	if b.n.NumStates() >= b.max {
+		return 0, errNFATooLarge
+	}
+	return b.n.NewState(), nil
+}
+
+func (b *ruleBuilder) expr(e *grammar.Expr, from, to int) error {
+	switch e.Kind {
+	case grammar.Empty:
+		b.n.Epsilon(from, to)
+	case grammar.Bytes:
+		cur := from
+		for i, c := range e.Bytes {
+			next := to
+			if i < len(e.Bytes)-1 {
+				s, err := b.state()
+				if err != nil {
+					return err
+				}
+				next = s
+			}
+			b.n.Bytes(cur, next, c, c)
+			cur = next
+		}
+	case grammar.Class:
+		pairs := make([]rune, 0, 2*len(e.Ranges))
+		for _, r := range e.Ranges {
+			pairs = append(pairs, r.Lo, r.Hi)
+		}
+		b.n.Runes(from, to, pairs)
+	case grammar.Seq:
+		cur := from
+		for i, s := range e.Subs {
+			next := to
+			if i < len(e.Subs)-1 {
+				st, err := b.state()
+				if err != nil {
+					return err
+				}
+				next = st
+			}
+			if err := b.expr(s, cur, next); err != nil {
+				return err
+			}
+			cur = next
+		}
+		if len(e.Subs) == 0 {
+			b.n.Epsilon(from, to)
+		}
+	case grammar.Alt:
+		for _, s := range e.Subs {
+			// Give each branch its own entry so epsilon loops inside one
+			// branch cannot leak into another.
+			st, err := b.state()
+			if err != nil {
+				return err
+			}
+			b.n.Epsilon(from, st)
+			if err := b.expr(s, st, to); err != nil {
+				return err
+			}
+		}
+	case grammar.Repeat:
+		return b.repeat(e.Subs[0], e.Min, e.Max, from, to)
+	case grammar.Ref:
+		b.n.Symbol(from, to, int32(e.Rule))
+	case grammar.Regex:
+		if err := b.n.Regexp(from, to, e.Regexp); err != nil {
+			return err
+		}
+		if b.n.NumStates() > b.max {
+			return errNFATooLarge
+		}
+	default:
+		return fmt.Errorf("unknown expression kind %d", e.Kind)
+	}
+	return nil
+}
+
+func (b *ruleBuilder) repeat(sub *grammar.Expr, min, max int, from, to int) error {
+	cur := from
+	for i := 0; i < min; i++ {
+		next, err := b.state()
+		if err != nil {
+			return err
+		}
+		if err := b.expr(sub, cur, next); err != nil {
+			return err
+		}
+		cur = next
+	}
+	if max < 0 {
+		// cur -> loop -> cur, with its own loop state so the star's epsilon
+		// edges do not merge with neighbours.
+		loop, err := b.state()
+		if err != nil {
+			return err
+		}
+		b.n.Epsilon(cur, loop)
+		body, err := b.state()
+		if err != nil {
+			return err
+		}
+		if err := b.expr(sub, loop, body); err != nil {
+			return err
+		}
+		b.n.Epsilon(body, loop)
+		b.n.Epsilon(loop, to)
+		return nil
+	}
+	for i := min; i < max; i++ {
+		b.n.Epsilon(cur, to)
+		next, err := b.state()
+		if err != nil {
+			return err
+		}
+		if err := b.expr(sub, cur, next); err != nil {
+			return err
+		}
+		cur = next
+	}
+	b.n.Epsilon(cur, to)
+	return nil
+}
+
+// checkLeftRecursion finds a rule that can reach a call to itself without
+// consuming a byte (through calls to rules that can match the empty string).
+func checkLeftRecursion(g *grammar.Grammar, dfas []*fsm.DFA, reach []int) error {
+	nullable := make([]bool, len(dfas))
+	nullableSym := func(sym int32) bool { return nullable[sym] }
+	for changed := true; changed; {
+		changed = false
+		for _, r := range reach {
+			if !nullable[r] && epsReachFinal(dfas[r], nullableSym) {
+				nullable[r] = true
+				changed = true
+			}
+		}
+	}
+	// leftCalls[r]: rules r may call at a point where it has consumed nothing.
+	leftCalls := make(map[int][]int, len(reach))
+	for _, r := range reach {
+		d := dfas[r]
+		if d.Start < 0 {
+			continue
+		}
+		visited := map[int32]bool{d.Start: true}
+		stack := []int32{d.Start}
+		for len(stack) > 0 {
+			s := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, c := range d.Calls[s] {
+				leftCalls[r] = append(leftCalls[r], int(c.Sym))
+				if nullable[c.Sym] && !visited[c.To] {
+					visited[c.To] = true
+					stack = append(stack, c.To)
+				}
+			}
+		}
+	}
+	// Find a cycle with a DFS over leftCalls.
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := make([]int, len(dfas))
+	var path []int
+	var cycle []int
+	var visit func(r int) bool
+	visit = func(r int) bool {
+		color[r] = grey
+		path = append(path, r)
+		for _, s := range leftCalls[r] {
+			if color[s] == grey {
+				for i, p := range path {
+					if p == s {
+						cycle = append(append([]int(nil), path[i:]...), s)
+					}
+				}
+				return true
+			}
+			if color[s] == white && visit(s) {
+				return true
+			}
+		}
+		path = path[:len(path)-1]
+		color[r] = black
+		return false
+	}
+	for _, r := range reach {
+		if color[r] == white && visit(r) {
+			names := make([]string, len(cycle))
+			for i, c := range cycle {
+				names[i] = g.Rules[c].Name
+			}
+			return fmt.Errorf("pda: rule %q is left-recursive (%s): %w; rewrite it with repetition, e.g. a ::= b (op b)*",
+				g.Rules[cycle[0]].Name, strings.Join(names, " -> "), ErrLeftRecursion)
+		}
+	}
+	return nil
+}
+
+// epsReachFinal reports whether d can reach a final state from its start using
+// only calls to rules for which nullable holds.
+func epsReachFinal(d *fsm.DFA, nullable func(int32) bool) bool {
+	if d.Start < 0 {
+		return false
+	}
+	visited := map[int32]bool{d.Start: true}
+	stack := []int32{d.Start}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if d.Final[s] {
+			return true
+		}
+		for _, c := range d.Calls[s] {
+			if nullable(c.Sym) && !visited[c.To] {
+				visited[c.To] = true
+				stack = append(stack, c.To)
+			}
+		}
+	}
+	return false
+}
+
+// link numbers the reachable rules' states into one node space.
+func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim Limits) (*Program, error) {
+	first := make([]int32, len(dfas))
+	total := 0
+	transLen := 0
+	for _, r := range reach {
+		first[r] = int32(total)
+		total += dfas[r].NumStates()
+		transLen += dfas[r].NumStates() * dfas[r].NumClasses
+	}
+	if total > lim.MaxTotalStates {
+		return nil, fmt.Errorf("pda: %d automaton states exceed the limit of %d: %w", total, lim.MaxTotalStates, grammar.ErrLimit)
+	}
+	p := &Program{
+		Rules:     make([]RuleInfo, 0, len(reach)),
+		numNodes:  int32(total),
+		nodeRule:  make([]int32, total),
+		base:      make([]int32, total),
+		classOff:  make([]int32, total),
+		classes:   make([]uint8, 256*len(reach)),
+		trans:     make([]int32, 0, transLen),
+		final:     make([]bool, total),
+		hasBytes:  make([]bool, total),
+		calls:     make([][]Call, total),
+		firstByte: make([][4]uint64, total),
+	}
+	ruleNo := make([]int32, len(dfas))
+	for k, r := range reach {
+		ruleNo[r] = int32(k)
+	}
+	for k, r := range reach {
+		d := dfas[r]
+		copy(p.classes[256*k:], d.Classes[:])
+		p.nclasses = append(p.nclasses, int32(d.NumClasses))
+		p.Rules = append(p.Rules, RuleInfo{Name: g.Rules[r].Name, Start: first[r] + d.Start, NumNodes: int32(d.NumStates()), FirstNode: first[r]})
+		for s := 0; s < d.NumStates(); s++ {
+			n := first[r] + int32(s)
+			p.nodeRule[n] = ruleNo[r]
+			p.classOff[n] = int32(256 * k)
+			p.base[n] = int32(len(p.trans))
+			row := d.Trans[s*d.NumClasses : (s+1)*d.NumClasses]
+			for _, t := range row {
+				if t >= 0 {
+					t += first[r]
+					p.hasBytes[n] = true
+				}
+				p.trans = append(p.trans, t)
+			}
+			for b := 0; b < 256; b++ {
+				if row[d.Classes[b]] >= 0 {
+					p.firstByte[n][b>>6] |= 1 << (uint(b) & 63)
+				}
+			}
+			p.final[n] = d.Final[s]
+		}
+	}
+	for _, r := range reach {
+		d := dfas[r]
+		for s := 0; s < d.NumStates(); s++ {
+			n := first[r] + int32(s)
+			for _, c := range d.Calls[s] {
+				callee := dfas[c.Sym]
+				ret := first[r] + c.To
+				p.calls[n] = append(p.calls[n], Call{
+					Start:  first[c.Sym] + callee.Start,
+					Return: ret,
+					Tail:   d.Final[c.To] && len(d.Calls[c.To]) == 0 && !p.hasBytes[ret],
+				})
+			}
+		}
+	}
+	p.Root = p.Rules[0].Start
+	p.computeDistances()
+	return p, nil
+}

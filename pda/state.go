@@ -1,0 +1,378 @@
+package pda
+
+// Top is one stack top of a State: a node of some rule and the frame it
+// returns into (-1: the bottom, where popping means the grammar may end).
+type Top struct {
+	Node  int32
+	Frame int32
+}
+
+// frame is an interned stack frame: the node to continue with after the
+// current rule ends, and the frame below it.
+type frame struct {
+	ret    int32
+	parent int32
+}
+
+// State is a run of a Program over bytes: a set of stacks kept as a
+// graph-structured stack. Frames are interned, so stacks that agree below
+// their tops share storage, and the tops of every byte depth are kept so the
+// state can roll back to any earlier depth. Only tops whose node has a byte
+// transition are stored; whether the grammar may end is kept per depth.
+//
+// A State is used by one goroutine at a time. Once its arenas have grown to
+// the working size, Advance and Rollback do not allocate.
+type State struct {
+	p *Program
+
+	frames []frame
+	ftab   []int32 // open-addressing index of frames: 0 empty, -1 deleted, id+1
+	fmask  uint32
+	fused  int // non-empty entries of ftab
+
+	tops     []Top
+	depthOff []int32 // depthOff[d]: start of depth d's tops; len = depth+2
+	canEnd   []bool  // per depth
+	frameLen []int32 // per depth: len(frames) after that depth was built
+
+	work  []Top
+	vtab  []uint64 // visited (node,frame) keys of the current closure, tagged by generation
+	vgen  []uint32
+	gen   uint32
+	vmask uint32
+}
+
+// NewState returns a State at the start of the root rule.
+func NewState(p *Program) *State {
+	s := &State{p: p}
+	s.ftab = make([]int32, 64)
+	s.fmask = 63
+	s.vtab = make([]uint64, 64)
+	s.vgen = make([]uint32, 64)
+	s.vmask = 63
+	s.Reset()
+	return s
+}
+
+// Program returns the program the state runs.
+func (s *State) Program() *Program { return s.p }
+
+// Reset returns the state to the start of the root rule.
+func (s *State) Reset() {
+	s.resetArenas()
+	s.beginDepth()
+	s.closure(s.p.Root, -1)
+	s.endDepth()
+}
+
+// ResetAt puts the state at node n with an unknown caller: popping below n's
+// rule is reported as CanEnd. Used to classify tokens per node.
+func (s *State) ResetAt(n int32) {
+	s.resetArenas()
+	s.beginDepth()
+	s.tops = append(s.tops, Top{n, -1})
+	s.endDepth()
+}
+
+func (s *State) resetArenas() {
+	s.frames = s.frames[:0]
+	clear(s.ftab)
+	s.fused = 0
+	s.tops = s.tops[:0]
+	s.depthOff = append(s.depthOff[:0], 0)
+	s.canEnd = s.canEnd[:0]
+	s.frameLen = s.frameLen[:0]
+}
+
+// Depth is the number of bytes consumed.
+func (s *State) Depth() int { return len(s.canEnd) - 1 }
+
+// Tops returns the stack tops at the current depth. The slice is valid until
+// the next Advance, Rollback or Reset.
+func (s *State) Tops() []Top {
+	d := len(s.canEnd) - 1
+	return s.tops[s.depthOff[d]:s.depthOff[d+1]]
+}
+
+// CanEnd reports whether the input consumed so far is a complete sentence
+// (for a state made by ResetAt: whether the node's rule could have ended).
+func (s *State) CanEnd() bool { return s.canEnd[len(s.canEnd)-1] }
+
+// CanEndAt reports CanEnd as it was at depth d.
+func (s *State) CanEndAt(d int) bool { return s.canEnd[d] }
+
+// Alive reports whether the state can still consume a byte or end.
+func (s *State) Alive() bool { return len(s.Tops()) > 0 || s.CanEnd() }
+
+// Frame returns the node a frame returns to and the frame below it.
+func (s *State) Frame(f int32) (ret, parent int32) {
+	fr := s.frames[f]
+	return fr.ret, fr.parent
+}
+
+// Advance consumes byte b. It reports false, leaving the state unchanged,
+// when no stack can take b.
+func (s *State) Advance(b byte) bool {
+	d := len(s.canEnd) - 1
+	lo, hi := s.depthOff[d], s.depthOff[d+1]
+	s.beginDepth()
+	p := s.p
+	for i := lo; i < hi; i++ {
+		t := s.tops[i]
+		nx := p.trans[p.base[t.Node]+int32(p.classes[p.classOff[t.Node]+int32(b)])]
+		if nx >= 0 {
+			s.closure(nx, t.Frame)
+		}
+	}
+	if int32(len(s.tops)) == hi && !s.canEnd[d+1] {
+		// Dead: undo the depth we began.
+		s.truncateFrames(int(s.frameLen[d]))
+		s.canEnd = s.canEnd[:d+1]
+		return false
+	}
+	s.endDepth()
+	return true
+}
+
+// PushReturn opens a new depth, without consuming a byte, holding what the
+// stacks of frame f continue with once the rule on top of f ends: the
+// closure of f's return node over f's parent. It reports false (and opens
+// nothing) when f is the bottom or nothing can follow. Callers use it to
+// check the bytes a token has left after leaving a rule, then Rollback.
+func (s *State) PushReturn(f int32) bool {
+	if f < 0 {
+		return false
+	}
+	fr := s.frames[f]
+	d := len(s.canEnd) - 1
+	s.beginDepth()
+	s.closure(fr.ret, fr.parent)
+	if int32(len(s.tops)) == s.depthOff[d+1] && !s.canEnd[d+1] {
+		s.truncateFrames(int(s.frameLen[d]))
+		s.canEnd = s.canEnd[:d+1]
+		return false
+	}
+	s.endDepth()
+	return true
+}
+
+// AdvanceBytes consumes bs. It reports false, leaving the state unchanged,
+// when some byte cannot be taken.
+func (s *State) AdvanceBytes(bs []byte) bool {
+	d := s.Depth()
+	for _, b := range bs {
+		if !s.Advance(b) {
+			s.Rollback(d)
+			return false
+		}
+	}
+	return true
+}
+
+// Rollback returns the state to depth d (0 <= d <= Depth()).
+func (s *State) Rollback(d int) {
+	if d >= len(s.canEnd)-1 {
+		return
+	}
+	s.canEnd = s.canEnd[:d+1]
+	s.depthOff = s.depthOff[:d+2]
+	s.tops = s.tops[:s.depthOff[d+1]]
+	s.frameLen = s.frameLen[:d+1]
+	s.truncateFrames(int(s.frameLen[d]))
+}
+
+// CopyFrom makes s an exact copy of o, reusing s's storage.
+func (s *State) CopyFrom(o *State) {
+	s.p = o.p
+	s.frames = append(s.frames[:0], o.frames...)
+	s.ftab = append(s.ftab[:0], o.ftab...)
+	s.fmask = o.fmask
+	s.fused = o.fused
+	s.tops = append(s.tops[:0], o.tops...)
+	s.depthOff = append(s.depthOff[:0], o.depthOff...)
+	s.canEnd = append(s.canEnd[:0], o.canEnd...)
+	s.frameLen = append(s.frameLen[:0], o.frameLen...)
+	if len(s.vtab) == 0 {
+		s.vtab = make([]uint64, 64)
+		s.vgen = make([]uint32, 64)
+		s.vmask = 63
+	}
+}
+
+// Clone returns an independent copy of s.
+func (s *State) Clone() *State {
+	c := &State{}
+	c.CopyFrom(s)
+	return c
+}
+
+// beginDepth opens depth d+1: its tops are appended after depth d's.
+func (s *State) beginDepth() {
+	s.canEnd = append(s.canEnd, false)
+	s.gen++
+	if s.gen == 0 {
+		clear(s.vgen)
+		s.gen = 1
+	}
+}
+
+// endDepth closes the depth begun last.
+func (s *State) endDepth() {
+	s.depthOff = append(s.depthOff, int32(len(s.tops)))
+	s.frameLen = append(s.frameLen, int32(len(s.frames)))
+}
+
+// closure adds the tops reachable from (n, f) without consuming a byte:
+// rule calls push a frame, rule ends pop one. Visited pairs are skipped, so
+// every (node, frame) pair is expanded once per depth.
+func (s *State) closure(n, f int32) {
+	p := s.p
+	s.work = append(s.work[:0], Top{n, f})
+	for len(s.work) > 0 {
+		t := s.work[len(s.work)-1]
+		s.work = s.work[:len(s.work)-1]
+		if !s.visit(t) {
+			continue
+		}
+		if p.final[t.Node] {
+			if t.Frame < 0 {
+				s.canEnd[len(s.canEnd)-1] = true
+			} else {
+				fr := s.frames[t.Frame]
+				s.work = append(s.work, Top{fr.ret, fr.parent})
+			}
+		}
+		for _, c := range p.calls[t.Node] {
+			g := t.Frame
+			if !c.Tail {
+				g = s.intern(c.Return, t.Frame)
+			}
+			s.work = append(s.work, Top{c.Start, g})
+		}
+		if p.hasBytes[t.Node] {
+			s.tops = append(s.tops, t)
+		}
+	}
+}
+
+// visit marks (node, frame) as seen at the current depth and reports whether
+// it was new.
+func (s *State) visit(t Top) bool {
+	key := uint64(uint32(t.Node))<<32 | uint64(uint32(t.Frame))
+	h := uint32((key * 0x9E3779B97F4A7C15) >> 40)
+	for {
+		i := h & s.vmask
+		if s.vgen[i] != s.gen {
+			s.vgen[i] = s.gen
+			s.vtab[i] = key
+			return true
+		}
+		if s.vtab[i] == key {
+			return false
+		}
+		h++
+		if h-uint32((key*0x9E3779B97F4A7C15)>>40) > s.vmask/2 {
+			s.growVisited()
+			return s.visit(t)
+		}
+	}
+}
+
+func (s *State) growVisited() {
+	// Rehash the current generation's keys into a table twice the size.
+	oldTab, oldGen, g := s.vtab, s.vgen, s.gen
+	size := 2 * len(oldTab)
+	s.vtab = make([]uint64, size)
+	s.vgen = make([]uint32, size)
+	s.vmask = uint32(size - 1)
+	for i, k := range oldTab {
+		if oldGen[i] == g {
+			h := uint32((k * 0x9E3779B97F4A7C15) >> 40)
+			for s.vgen[h&s.vmask] == g {
+				h++
+			}
+			s.vgen[h&s.vmask] = g
+			s.vtab[h&s.vmask] = k
+		}
+	}
+}
+
+// intern returns the id of frame (ret, parent), creating it if needed.
+// ftab is an open-addressing index: 0 empty, -1 deleted, id+1 a frame.
+func (s *State) intern(ret, parent int32) int32 {
+	key := frame{ret, parent}
+	h := frameHash(key)
+	free := int32(-1)
+	for probe := uint32(0); ; probe++ {
+		i := (h + probe) & s.fmask
+		e := s.ftab[i]
+		if e == 0 {
+			if free < 0 {
+				free = int32(i)
+				s.fused++
+			}
+			break
+		}
+		if e < 0 {
+			if free < 0 {
+				free = int32(i)
+			}
+			continue
+		}
+		if s.frames[e-1] == key {
+			return e - 1
+		}
+	}
+	id := int32(len(s.frames))
+	s.frames = append(s.frames, key)
+	s.ftab[free] = id + 1
+	if s.fused*2 > len(s.ftab) {
+		s.rehashFrames()
+	}
+	return id
+}
+
+func frameHash(f frame) uint32 {
+	return (uint32(f.ret)*0x9E3779B1 ^ uint32(f.parent)*0x85EBCA77) * 0xC2B2AE3D
+}
+
+// truncateFrames removes the frames from id n on, and their index entries.
+func (s *State) truncateFrames(n int) {
+	for id := len(s.frames) - 1; id >= n; id-- {
+		h := frameHash(s.frames[id])
+		for probe := uint32(0); ; probe++ {
+			i := (h + probe) & s.fmask
+			if s.ftab[i] == int32(id)+1 {
+				s.ftab[i] = -1
+				break
+			}
+		}
+	}
+	s.frames = s.frames[:n]
+}
+
+// rehashFrames rebuilds the index, dropping deleted entries, at a size that
+// keeps it at most a quarter full.
+func (s *State) rehashFrames() {
+	size := len(s.ftab)
+	for size < 4*len(s.frames) {
+		size *= 2
+	}
+	if size == len(s.ftab) {
+		clear(s.ftab)
+	} else {
+		s.ftab = make([]int32, size)
+	}
+	s.fmask = uint32(size - 1)
+	s.fused = len(s.frames)
+	for id, fr := range s.frames {
+		h := frameHash(fr)
+		for probe := uint32(0); ; probe++ {
+			i := (h + probe) & s.fmask
+			if s.ftab[i] == 0 {
+				s.ftab[i] = int32(id) + 1
+				break
+			}
+		}
+	}
+}
