@@ -115,8 +115,23 @@ func (s *State) Frame(f int32) (ret, parent int32) {
 func (s *State) Advance(b byte) bool {
 	d := len(s.canEnd) - 1
 	lo, hi := s.depthOff[d], s.depthOff[d+1]
-	s.beginDepth()
 	p := s.p
+	if hi-lo == 1 {
+		// One stack, moving to a node that neither calls nor ends a rule
+		// (the inside of a string, a number, a keyword): no closure needed.
+		t := s.tops[lo]
+		nx := p.trans[p.base[t.Node]+int32(p.classes[p.classOff[t.Node]+int32(b)])]
+		if nx < 0 {
+			return false
+		}
+		if !p.final[nx] && len(p.calls[nx]) == 0 {
+			s.canEnd = append(s.canEnd, false)
+			s.tops = append(s.tops, Top{nx, t.Frame})
+			s.endDepth()
+			return true
+		}
+	}
+	s.beginDepth()
 	for i := lo; i < hi; i++ {
 		t := s.tops[i]
 		nx := p.trans[p.base[t.Node]+int32(p.classes[p.classOff[t.Node]+int32(b)])]
