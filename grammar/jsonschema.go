@@ -1,0 +1,714 @@
+package grammar
+
+import (
+	"errors"
+	"fmt"
+	"regexp/syntax"
+	"sort"
+	"strings"
+)
+
+// PropertyOrder says in which order an object's declared properties may appear.
+type PropertyOrder uint8
+
+const (
+	// OrderDeclared accepts declared properties in the order the schema lists
+	// them (merged subschemas of allOf in their order); other keys follow them.
+	OrderDeclared PropertyOrder = iota
+	// OrderAny accepts declared properties in any order. Required properties
+	// are tracked exactly up to SchemaOptions.MaxAnyOrderRequired of them.
+	OrderAny
+)
+
+// Whitespace says what the grammar accepts between JSON tokens.
+type Whitespace uint8
+
+const (
+	// WhitespaceFlexible accepts compact JSON and ordinary pretty-printing: at
+	// each place between tokens, an optional line break ("\n" or "\r\n")
+	// followed by at most SchemaOptions.MaxIndent spaces and tabs. Runs are
+	// bounded, so a model cannot loop on whitespace.
+	WhitespaceFlexible Whitespace = iota
+	// WhitespaceCompact accepts no whitespace at all.
+	WhitespaceCompact
+	// WhitespacePattern accepts SchemaOptions.WhitespacePattern (RE2 syntax,
+	// matched in full) between tokens.
+	WhitespacePattern
+)
+
+// SchemaOptions tune FromJSONSchema. The zero value is the default: strict,
+// declared property order, flexible whitespace, default limits.
+type SchemaOptions struct {
+	// Lenient turns keywords that cannot be enforced into warnings: the
+	// keyword is ignored (the grammar accepts more than the schema) and
+	// listed in the returned warnings instead of failing the compilation.
+	Lenient bool
+	// Order is the accepted order of declared object properties.
+	Order PropertyOrder
+	// Whitespace is the whitespace mode; WhitespacePattern uses WhitespacePattern.
+	Whitespace        Whitespace
+	WhitespacePattern string
+	// MaxIndent bounds the run of spaces and tabs in WhitespaceFlexible mode (default 40).
+	MaxIndent int
+	// DefaultDraft is the draft assumed when $schema is absent: 4, 6, 7, 2019
+	// or 2020 (default 2020).
+	DefaultDraft int
+	// LoadRef, when set, returns the document for a $ref to an absolute URI
+	// that the schema does not contain (without fragment).
+	LoadRef func(uri string) ([]byte, error)
+
+	// Limits. Zero means the default shown. Exceeding one is an error
+	// wrapping ErrLimit.
+	MaxDepth            int // nesting of the schema document (default 512)
+	MaxNodes            int // JSON values in the schema documents (default 1<<20)
+	MaxRules            int // rules of the grammar (default 20000)
+	MaxEnum             int // values of one enum (default 10000)
+	MaxRepeat           int // a bounded count such as maxLength or maxItems (default 1<<20)
+	MaxAlternatives     int // branches of one subschema after distributing anyOf/oneOf (default 1024)
+	MaxExprNodes        int // expression nodes of the whole grammar (default 4<<20)
+	MaxDocuments        int // remote documents loaded through LoadRef (default 64)
+	MaxAnyOrderRequired int // required properties tracked in OrderAny (default 6)
+}
+
+func (o *SchemaOptions) setDefaults() {
+	def := func(p *int, v int) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	def(&o.MaxIndent, 40)
+	def(&o.DefaultDraft, 2020)
+	def(&o.MaxDepth, 512)
+	def(&o.MaxNodes, 1<<20)
+	def(&o.MaxRules, 20000)
+	def(&o.MaxEnum, 10000)
+	def(&o.MaxRepeat, 1<<20)
+	def(&o.MaxAlternatives, 1024)
+	def(&o.MaxExprNodes, 4<<20)
+	def(&o.MaxDocuments, 64)
+	def(&o.MaxAnyOrderRequired, 6)
+}
+
+// Warning reports a keyword that Lenient mode ignored, or a format that is
+// not known and so not checked.
+type Warning struct {
+	Pointer string // JSON pointer of the keyword in the schema
+	Keyword string
+	Msg     string
+}
+
+func (w Warning) String() string { return w.Pointer + ": " + w.Msg }
+
+// FromJSONSchema compiles a JSON Schema (drafts 4, 6, 7, 2019-09 and
+// 2020-12) into a grammar for the JSON documents it accepts.
+//
+// The grammar accepts documents that the schema validates, written as JSON
+// with the whitespace that opts allows, object properties in the order opts
+// asks for, and numbers and strings as follows: strings constrained by
+// pattern, format, enum or const, and object keys, are accepted in their
+// canonical spelling (characters literally, except the escapes \" \\ \b \f
+// \n \r \t and \u00XX for other control characters); other strings accept
+// every JSON escape. Numbers with bounds or multipleOf are written without
+// exponent. Keywords the grammar cannot enforce (uniqueItems, most uses of
+// not, ...) are errors naming their JSON pointer, unless opts.Lenient is set;
+// then they are ignored and reported as warnings. Annotations and unknown
+// keywords are ignored; unknown formats are ignored with a warning.
+//
+// Errors are *Error values with Source "jsonschema" (or an ErrorList of
+// them); they wrap ErrUnsupported for what cannot be enforced and ErrLimit
+// when a limit of opts is exceeded.
+func FromJSONSchema(schema []byte, opts SchemaOptions) (*Grammar, []Warning, error) {
+	opts.setDefaults()
+	c := &schemaCompiler{
+		opts:     opts,
+		ruleOf:   map[string]int{},
+		conjRule: map[string]int{},
+		dnfMemo:  map[int][]*jsSchema{},
+		inDNF:    map[int]bool{},
+		names:    map[string]int{},
+		charMemo: map[string]*Expr{},
+		regexes:  map[string]*jsPattern{},
+		negNodes: map[string]*jsNode{},
+	}
+	c.ix = &schemaIndex{c: c, docs: map[string]*jsDoc{}, resources: map[string]*jsNode{}, anchors: map[string]*jsNode{}}
+	c.trueNode = &jsNode{kind: jsBool, b: true, key: "true", id: -1}
+	c.falseNode = &jsNode{kind: jsBool, key: "false", id: -2}
+	g, err := c.compile(schema)
+	if err != nil {
+		return nil, c.warnings, err
+	}
+	return g, c.warnings, nil
+}
+
+// schemaCompiler holds the state of one FromJSONSchema call.
+type schemaCompiler struct {
+	opts     SchemaOptions
+	ix       *schemaIndex
+	warnings []Warning
+
+	rules    []Rule
+	ruleOf   map[string]int // DNF key -> rule
+	conjRule map[string]int // conjunction key -> rule (-1: empty language)
+	names    map[string]int
+
+	dnfMemo  map[int][]*jsSchema // node id -> its branches
+	inDNF    map[int]bool
+	synth    int // synthetic node ids, counting down from -3
+	negNodes map[string]*jsNode
+
+	trueNode, falseNode *jsNode
+
+	ws       *Expr
+	anyValue int // rule of any JSON value, -1 until made
+	anyStr   int
+	charMemo map[string]*Expr
+	regexes  map[string]*jsPattern
+	exprSize int
+	depth    int
+}
+
+func (c *schemaCompiler) compile(schema []byte) (*Grammar, error) {
+	doc, err := c.ix.parse(schema, jsDefaultBase, "")
+	if err != nil {
+		return nil, err
+	}
+	if r := doc.root; r.kind == jsObject {
+		if id := r.get("$id"); id != nil && id.kind == jsString && c.ix.resources[r.base] == nil {
+			c.ix.resources[r.base] = r
+		}
+	}
+	c.ix.resources[jsDefaultBase] = doc.root
+	c.anyValue, c.anyStr = -1, -1
+	if err := c.setupWhitespace(); err != nil {
+		return nil, err
+	}
+	if doc.root.kind != jsObject && doc.root.kind != jsBool {
+		return nil, c.errorf("", "", nil, "a schema must be an object or a boolean, not %s", jsKindName(doc.root.kind))
+	}
+	root, err := c.ruleFor(jsConj{doc.root}, "root")
+	if err != nil {
+		return nil, err
+	}
+	if root < 0 {
+		return nil, c.errorf("", "", nil, "the schema accepts no value")
+	}
+	g := &Grammar{Rules: c.rules, Root: root}
+	if err := g.Validate(); err != nil {
+		return nil, &Error{Source: "jsonschema", Msg: err.Error(), Err: err}
+	}
+	return g, nil
+}
+
+func jsKindName(k jsKind) string {
+	return [...]string{"null", "a boolean", "a number", "a string", "an array", "an object"}[k]
+}
+
+// errorf returns an *Error for the keyword kw of the schema node at ptr.
+func (c *schemaCompiler) errorf(ptr, kw string, cause error, format string, args ...any) error {
+	p := ptr
+	if kw != "" {
+		p += "/" + jsEscapePointer(kw)
+	}
+	if p == "" {
+		p = "#" // the root; the empty pointer would not be shown
+	}
+	msg := fmt.Sprintf(format, args...)
+	if kw != "" {
+		msg = kw + ": " + msg
+	}
+	return &Error{Source: "jsonschema", Pointer: p, Msg: msg, Err: cause}
+}
+
+func (c *schemaCompiler) limitf(ptr, kw, format string, args ...any) error {
+	return c.errorf(ptr, kw, ErrLimit, format, args...)
+}
+
+// unsupported reports a keyword that cannot be enforced: an error in strict
+// mode, a warning (and nil) in Lenient mode.
+func (c *schemaCompiler) unsupported(ptr, kw, format string, args ...any) error {
+	if c.opts.Lenient {
+		c.warn(ptr, kw, format+" (ignored)", args...)
+		return nil
+	}
+	return c.errorf(ptr, kw, ErrUnsupported, format, args...)
+}
+
+func (c *schemaCompiler) warn(ptr, kw, format string, args ...any) {
+	p := ptr + "/" + jsEscapePointer(kw)
+	for _, w := range c.warnings {
+		if w.Pointer == p && w.Keyword == kw {
+			return
+		}
+	}
+	c.warnings = append(c.warnings, Warning{Pointer: p, Keyword: kw, Msg: kw + ": " + fmt.Sprintf(format, args...)})
+}
+
+// newRule appends a rule with a name made unique and returns its index.
+func (c *schemaCompiler) newRule(name string, body *Expr) (int, error) {
+	if len(c.rules) >= c.opts.MaxRules {
+		return 0, c.limitf("", "", "the grammar needs more than %d rules", c.opts.MaxRules)
+	}
+	if n := c.names[name]; n > 0 {
+		c.names[name] = n + 1
+		name = fmt.Sprintf("%s-%d", name, n+1)
+	} else {
+		c.names[name] = 1
+	}
+	c.rules = append(c.rules, Rule{Name: name, Body: body})
+	return len(c.rules) - 1, nil
+}
+
+// jsRuleName turns a JSON pointer into a rule name.
+func jsRuleName(ptr string) string {
+	if ptr == "" {
+		return "root"
+	}
+	var b strings.Builder
+	for _, r := range strings.TrimPrefix(ptr, "/") {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
+			b.WriteRune(r)
+		default:
+			if s := b.String(); !strings.HasSuffix(s, "-") {
+				b.WriteByte('-')
+			}
+		}
+		if b.Len() > 60 {
+			break
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if s == "" {
+		return "schema"
+	}
+	return s
+}
+
+// ruleFor returns the rule that matches the conjunction of schemas conj, or
+// -1 when no value satisfies it. Rules are shared by every conjunction with
+// the same normalized form.
+func (c *schemaCompiler) ruleFor(conj jsConj, name string) (int, error) {
+	ck := conj.key()
+	if r, ok := c.conjRule[ck]; ok {
+		return r, nil
+	}
+	ptr := ""
+	if len(conj) > 0 {
+		ptr = conj[0].ptr
+	}
+	if name == "" {
+		name = jsRuleName(ptr)
+	}
+	branches, err := c.conjDNF(conj, ptr)
+	if err != nil {
+		return 0, err
+	}
+	if len(branches) == 0 {
+		c.conjRule[ck] = -1
+		return -1, nil
+	}
+	dk := jsBranchesKey(branches)
+	if r, ok := c.ruleOf[dk]; ok {
+		c.conjRule[ck] = r
+		return r, nil
+	}
+	if jsIsAny(branches) && c.anyValue >= 0 {
+		c.conjRule[ck], c.ruleOf[dk] = c.anyValue, c.anyValue
+		return c.anyValue, nil
+	}
+	r, err := c.newRule(name, Eps())
+	if err != nil {
+		return 0, err
+	}
+	c.conjRule[ck], c.ruleOf[dk] = r, r
+	c.depth++
+	defer func() { c.depth-- }()
+	if c.depth > c.opts.MaxDepth {
+		return 0, c.limitf(ptr, "", "subschemas nest deeper than %d levels", c.opts.MaxDepth)
+	}
+	body, err := c.compileBranches(branches)
+	if err != nil {
+		return 0, err
+	}
+	if body == nil {
+		// Every branch turned out empty (for example a string whose
+		// minLength exceeds its maxLength).
+		c.conjRule[ck], c.ruleOf[dk] = -1, -1
+		c.rules[r].Body = &Expr{Kind: Alt}
+		return -1, nil
+	}
+	c.rules[r].Body = body
+	return r, nil
+}
+
+// compileBranches compiles the alternatives of a normalized subschema.
+func (c *schemaCompiler) compileBranches(branches []*jsSchema) (*Expr, error) {
+	var alts []*Expr
+	for _, s := range branches {
+		e, err := c.compileBranch(s)
+		if err != nil {
+			return nil, err
+		}
+		if e != nil {
+			alts = append(alts, e)
+		}
+	}
+	return c.or(alts...), nil
+}
+
+// compileBranch compiles one conjunctive schema: the union of its types.
+func (c *schemaCompiler) compileBranch(s *jsSchema) (*Expr, error) {
+	if err := c.checkNots(s); err != nil {
+		return nil, err
+	}
+	if s.hasEnum {
+		return c.compileEnum(s)
+	}
+	var alts []*Expr
+	add := func(e *Expr, err error) error {
+		if err != nil {
+			return err
+		}
+		if e != nil {
+			alts = append(alts, e)
+		}
+		return nil
+	}
+	if s.types&jtObject != 0 {
+		if err := add(c.compileObject(s)); err != nil {
+			return nil, err
+		}
+	}
+	if s.types&jtArray != 0 {
+		if err := add(c.compileArray(s)); err != nil {
+			return nil, err
+		}
+	}
+	if s.types&jtString != 0 {
+		if err := add(c.compileString(s)); err != nil {
+			return nil, err
+		}
+	}
+	if s.types&jtNumber != 0 {
+		if err := add(c.compileNumber(s)); err != nil {
+			return nil, err
+		}
+	}
+	if s.types&jtBool != 0 {
+		if err := add(c.excludeLiterals(s, Or(Lit("true"), Lit("false")), jsBool)); err != nil {
+			return nil, err
+		}
+	}
+	if s.types&jtNull != 0 {
+		if err := add(c.excludeLiterals(s, Lit("null"), jsNull)); err != nil {
+			return nil, err
+		}
+	}
+	return c.or(alts...), nil
+}
+
+// Expression helpers that propagate nil as "matches nothing" and count size.
+
+func (c *schemaCompiler) count(n int) error {
+	c.exprSize += n
+	if c.exprSize > c.opts.MaxExprNodes {
+		return c.limitf("", "", "the grammar needs more than %d expression nodes", c.opts.MaxExprNodes)
+	}
+	return nil
+}
+
+// or is Or without the empty alternatives (nil); nil when all are empty.
+func (c *schemaCompiler) or(alts ...*Expr) *Expr {
+	out := alts[:0:0]
+	for _, a := range alts {
+		if a != nil {
+			out = append(out, a)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	c.exprSize += len(out)
+	return Or(out...)
+}
+
+// cat is Cat that is nil when a part is nil, and flattens nested sequences.
+func (c *schemaCompiler) cat(parts ...*Expr) *Expr {
+	out := make([]*Expr, 0, len(parts))
+	for _, p := range parts {
+		if p == nil {
+			return nil
+		}
+		switch p.Kind {
+		case Empty:
+			continue
+		case Seq:
+			out = append(out, p.Subs...)
+			continue
+		}
+		out = append(out, p)
+	}
+	c.exprSize += len(out)
+	// Merge adjacent literals.
+	merged := out[:0]
+	for _, p := range out {
+		if n := len(merged); n > 0 && p.Kind == Bytes && merged[n-1].Kind == Bytes {
+			b := append(append([]byte(nil), merged[n-1].Bytes...), p.Bytes...)
+			merged[n-1] = &Expr{Kind: Bytes, Bytes: b}
+			continue
+		}
+		merged = append(merged, p)
+	}
+	return Cat(merged...)
+}
+
+// opt is e or nothing.
+func (c *schemaCompiler) opt(e *Expr) *Expr {
+	if e == nil {
+		return Eps()
+	}
+	return Rep(e, 0, 1)
+}
+
+// rep is Rep with nil handling: zero repetitions of nothing is the empty string.
+func (c *schemaCompiler) rep(e *Expr, lo, hi int) *Expr {
+	if hi == 0 {
+		return Eps()
+	}
+	if e == nil {
+		if lo == 0 {
+			return Eps()
+		}
+		return nil
+	}
+	if lo == 1 && hi == 1 {
+		return e
+	}
+	c.exprSize++
+	return Rep(e, lo, hi)
+}
+
+// jsInlineRepeat is the largest count of a bounded repetition written out in
+// one rule; larger counts are split into chunks held by rules (bigRepeat).
+const jsInlineRepeat = 256
+
+// bigRepeat matches e between min and max times (max < 0: unbounded). Counts
+// above jsInlineRepeat become chunks of a helper rule, so that no rule's
+// automaton has to count to the full bound: x{0,N} with N = q*B + r is
+// (X{0,q-1} x{0,B-1} | X{q} x{0,r}) where X ::= x{B}, which has bounded
+// ambiguity (the last chunk or the tail).
+func (c *schemaCompiler) bigRepeat(e *Expr, lo, hi int, name string) (*Expr, error) {
+	if hi >= 0 && hi < lo {
+		return nil, nil
+	}
+	if hi > c.opts.MaxRepeat || lo > c.opts.MaxRepeat {
+		return nil, c.limitf("", "", "a repetition count of %d is above the limit of %d", max(lo, hi), c.opts.MaxRepeat)
+	}
+	if e == nil {
+		return c.rep(nil, lo, hi), nil
+	}
+	if hi <= jsInlineRepeat && lo <= jsInlineRepeat {
+		return c.rep(e, lo, hi), nil
+	}
+	const chunk = 64
+	x, err := c.newRule(name+"-chunk", Rep(e, chunk, chunk))
+	if err != nil {
+		return nil, err
+	}
+	X := Call(x)
+	// The fixed part: lo = a*chunk + b.
+	a, b := lo/chunk, lo%chunk
+	fixed := c.cat(c.rep(X, a, a), c.rep(e, b, b))
+	if hi < 0 {
+		return c.cat(fixed, Rep(e, 0, -1)), nil
+	}
+	n := hi - lo
+	q, r := n/chunk, n%chunk
+	var tail *Expr
+	if q == 0 {
+		tail = c.rep(e, 0, r)
+	} else {
+		tail = c.or(
+			c.cat(c.rep(X, 0, q-1), c.rep(e, 0, chunk-1)),
+			c.cat(c.rep(X, q, q), c.rep(e, 0, r)),
+		)
+	}
+	return c.cat(fixed, tail), nil
+}
+
+// setupWhitespace builds the expression placed between JSON tokens.
+func (c *schemaCompiler) setupWhitespace() error {
+	switch c.opts.Whitespace {
+	case WhitespaceCompact:
+		c.ws = Eps()
+	case WhitespacePattern:
+		re, err := syntax.Parse(c.opts.WhitespacePattern, syntax.Perl)
+		if err != nil {
+			return &Error{Source: "jsonschema", Msg: "whitespace pattern: " + err.Error(), Err: err}
+		}
+		e, err := RegexExpr(re.String())
+		if err != nil {
+			return &Error{Source: "jsonschema", Msg: "whitespace pattern: " + err.Error(), Err: err}
+		}
+		r, err := c.newRule("ws", e)
+		if err != nil {
+			return err
+		}
+		c.ws = Call(r)
+	default:
+		body := Cat(
+			Rep(Or(Lit("\n"), Lit("\r\n")), 0, 1),
+			Rep(Chars(false, RuneRange{' ', ' '}, RuneRange{'\t', '\t'}), 0, c.opts.MaxIndent),
+		)
+		r, err := c.newRule("ws", body)
+		if err != nil {
+			return err
+		}
+		c.ws = Call(r)
+	}
+	return nil
+}
+
+// anyValueRule returns the rule of any JSON value.
+func (c *schemaCompiler) anyValueRule() (int, error) {
+	if c.anyValue >= 0 {
+		return c.anyValue, nil
+	}
+	val, err := c.newRule("value", Eps())
+	if err != nil {
+		return 0, err
+	}
+	c.anyValue = val
+	str, err := c.anyStringRule()
+	if err != nil {
+		return 0, err
+	}
+	ws, V, S := c.ws, Call(val), Call(str)
+	member := c.cat(S, ws, Lit(":"), ws, V)
+	obj := c.cat(Lit("{"), ws, c.opt(c.cat(member, Rep(c.cat(ws, Lit(","), ws, member), 0, -1), ws)), Lit("}"))
+	arr := c.cat(Lit("["), ws, c.opt(c.cat(V, Rep(c.cat(ws, Lit(","), ws, V), 0, -1), ws)), Lit("]"))
+	objR, err := c.newRule("object", obj)
+	if err != nil {
+		return 0, err
+	}
+	arrR, err := c.newRule("array", arr)
+	if err != nil {
+		return 0, err
+	}
+	c.rules[val].Body = Or(Call(objR), Call(arrR), S, jsNumberExpr(), Lit("true"), Lit("false"), Lit("null"))
+	c.ruleOf[jsBranchesKey([]*jsSchema{jsUniversal()})] = val
+	return val, nil
+}
+
+// anyStringRule returns the rule of any JSON string, every escape allowed.
+func (c *schemaCompiler) anyStringRule() (int, error) {
+	if c.anyStr >= 0 {
+		return c.anyStr, nil
+	}
+	r, err := c.newRule("string", Cat(Lit(`"`), Rep(jsAnyChar(), 0, -1), Lit(`"`)))
+	if err != nil {
+		return 0, err
+	}
+	c.anyStr = r
+	return r, nil
+}
+
+// valueRef returns the expression for a value matching conj, or nil when none can.
+func (c *schemaCompiler) valueRef(conj jsConj, name string) (*Expr, error) {
+	if conj.isTrue() {
+		r, err := c.anyValueRule()
+		return Call(r), err
+	}
+	r, err := c.ruleFor(conj, name)
+	if err != nil || r < 0 {
+		return nil, err
+	}
+	return Call(r), nil
+}
+
+// literal returns the expression for the JSON value v, with whitespace allowed
+// inside objects and arrays.
+func (c *schemaCompiler) literal(v *jsNode) *Expr {
+	switch v.kind {
+	case jsNull:
+		return Lit("null")
+	case jsBool:
+		if v.b {
+			return Lit("true")
+		}
+		return Lit("false")
+	case jsNumber:
+		forms := []*Expr{Lit(v.str)}
+		if r := v.num(); r.IsInt() && r.Num().String() != v.str {
+			forms = append(forms, Lit(r.Num().String()))
+		}
+		return Or(forms...)
+	case jsString:
+		return Lit(jsQuote(v.str))
+	case jsArray:
+		parts := []*Expr{Lit("["), c.ws}
+		for i, e := range v.elems {
+			if i > 0 {
+				parts = append(parts, c.ws, Lit(","), c.ws)
+			}
+			parts = append(parts, c.literal(e))
+		}
+		if len(v.elems) > 0 {
+			parts = append(parts, c.ws)
+		}
+		return c.cat(append(parts, Lit("]"))...)
+	}
+	parts := []*Expr{Lit("{"), c.ws}
+	for i, k := range v.keys {
+		if i > 0 {
+			parts = append(parts, c.ws, Lit(","), c.ws)
+		}
+		parts = append(parts, Lit(jsQuote(k)), c.ws, Lit(":"), c.ws, c.literal(v.vals[i]))
+	}
+	if len(v.keys) > 0 {
+		parts = append(parts, c.ws)
+	}
+	return c.cat(append(parts, Lit("}"))...)
+}
+
+// compileEnum compiles a schema with enum or const: the listed values that
+// satisfy the rest of the schema, each as a literal.
+func (c *schemaCompiler) compileEnum(s *jsSchema) (*Expr, error) {
+	if len(s.enum) > c.opts.MaxEnum {
+		return nil, c.limitf(s.enumPtr, "enum", "%d values, more than the limit of %d", len(s.enum), c.opts.MaxEnum)
+	}
+	var alts []*Expr
+	seen := map[string]bool{}
+	for _, v := range s.enum {
+		ok, err := c.validate(s, v)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		var b strings.Builder
+		jsCompact(&b, v)
+		if seen[b.String()] {
+			continue
+		}
+		seen[b.String()] = true
+		alts = append(alts, c.literal(v))
+	}
+	if err := c.count(len(alts)); err != nil {
+		return nil, err
+	}
+	return c.or(alts...), nil
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var errJSNoValue = errors.New("no value")

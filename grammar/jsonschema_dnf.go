@@ -1,0 +1,960 @@
+package grammar
+
+import (
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// This file normalizes schemas. A subschema is compiled from a conjunction
+// of schema nodes (jsConj: the node itself, or several merged by allOf, or
+// one property's schemas from several merged objects). Normalizing it gives
+// its branches: a disjunction of conjunctive schemas (jsSchema), each a plain
+// record of constraints with no combinator left, found by distributing anyOf,
+// oneOf, $ref, allOf, if/then/else and dependencies over the node's own
+// keywords and merging (intersecting) what they combine. Subschemas below a
+// branch (property values, items, ...) stay unnormalized conjunctions until
+// their own rules are compiled, which is what makes recursive schemas finite.
+
+// jsTypes is a set of JSON types. Numbers are split into integers and
+// non-integers so that "integer" and "number" intersect as sets.
+type jsTypes uint8
+
+const (
+	jtNull jsTypes = 1 << iota
+	jtBool
+	jtInt
+	jtFrac
+	jtString
+	jtArray
+	jtObject
+
+	jtNumber = jtInt | jtFrac
+	jtAll    = jtNull | jtBool | jtNumber | jtString | jtArray | jtObject
+)
+
+var jsTypeNames = map[string]jsTypes{
+	"null": jtNull, "boolean": jtBool, "integer": jtInt, "number": jtNumber,
+	"string": jtString, "array": jtArray, "object": jtObject,
+}
+
+// jsConj is a conjunction of schema nodes; empty means true.
+type jsConj []*jsNode
+
+func (cj jsConj) key() string {
+	switch len(cj) {
+	case 0:
+		return "true"
+	case 1:
+		return cj[0].key
+	}
+	var b strings.Builder
+	for _, n := range cj {
+		b.WriteString(n.key)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+// isTrue reports whether every node of the conjunction accepts everything.
+func (cj jsConj) isTrue() bool {
+	for _, n := range cj {
+		if !jsTrivial(n) {
+			return false
+		}
+	}
+	return true
+}
+
+// isFalse reports whether the conjunction obviously accepts nothing.
+func (cj jsConj) isFalse() bool {
+	for _, n := range cj {
+		if n.kind == jsBool && !n.b {
+			return true
+		}
+	}
+	return false
+}
+
+// jsTrivial reports whether a schema node constrains nothing.
+func jsTrivial(n *jsNode) bool {
+	if n.neg != nil {
+		return false
+	}
+	switch n.kind {
+	case jsBool:
+		return n.b
+	case jsObject:
+		for _, k := range n.keys {
+			if jsKnown[k] {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// and returns the conjunction of cj and more, without duplicates.
+func (cj jsConj) and(more ...*jsNode) jsConj {
+	out := make(jsConj, 0, len(cj)+len(more))
+	seen := map[string]bool{}
+	for _, n := range append(append(jsConj{}, cj...), more...) {
+		if jsTrivial(n) || seen[n.key] {
+			continue
+		}
+		seen[n.key] = true
+		out = append(out, n)
+	}
+	return out
+}
+
+// jsLoc is a keyword value with the pointer of its schema node.
+type jsLoc struct{ val, ptr string }
+
+type jsProp struct {
+	name string
+	conj jsConj
+}
+
+type jsPatProp struct {
+	pat  jsLoc
+	conj jsConj
+}
+
+// jsGroup is the patternProperties and additionalProperties of one object
+// schema: a key not declared in properties must satisfy every pattern
+// schema whose pattern matches it, or addl when none does. Merged schemas
+// have several groups, all of which apply.
+type jsGroup struct {
+	pats []jsPatProp
+	addl jsConj
+}
+
+type jsContains struct {
+	conj     jsConj
+	min, max int // max < 0: none
+	ptr      string
+}
+
+// jsIssue is a keyword that cannot be enforced, kept until its branch is compiled.
+type jsIssue struct{ ptr, kw, msg string }
+
+// jsSchema is one conjunctive branch of a normalized schema.
+type jsSchema struct {
+	ptr     string
+	types   jsTypes
+	hasEnum bool
+	enum    []*jsNode
+	enumPtr string
+	notVals []*jsNode // values excluded by not
+
+	minLen, maxLen int // maxLen < 0: none
+	patterns       []jsLoc
+	notPatterns    []jsLoc
+	formats        []jsLoc
+
+	lo, hi     *big.Rat
+	loEx, hiEx bool
+	mults      []*big.Rat
+	multPtr    string
+
+	props              []jsProp
+	required           []string
+	groups             []jsGroup
+	propNames          jsConj
+	minProps, maxProps int
+
+	prefix             []jsConj
+	items              jsConj
+	contains           []jsContains
+	minItems, maxItems int
+	unique             []jsIssue
+
+	nots   []jsConj
+	issues []jsIssue
+}
+
+func jsUniversal() *jsSchema {
+	return &jsSchema{types: jtAll, maxLen: -1, maxProps: -1, maxItems: -1}
+}
+
+func (s *jsSchema) isUniversal() bool {
+	return jsUniversal().key() == s.key()
+}
+
+func (s *jsSchema) clone() *jsSchema {
+	t := *s
+	t.enum = append([]*jsNode(nil), s.enum...)
+	t.notVals = append([]*jsNode(nil), s.notVals...)
+	t.patterns = append([]jsLoc(nil), s.patterns...)
+	t.notPatterns = append([]jsLoc(nil), s.notPatterns...)
+	t.formats = append([]jsLoc(nil), s.formats...)
+	t.mults = append([]*big.Rat(nil), s.mults...)
+	t.props = append([]jsProp(nil), s.props...)
+	t.required = append([]string(nil), s.required...)
+	t.groups = append([]jsGroup(nil), s.groups...)
+	t.prefix = append([]jsConj(nil), s.prefix...)
+	t.contains = append([]jsContains(nil), s.contains...)
+	t.unique = append([]jsIssue(nil), s.unique...)
+	t.nots = append([]jsConj(nil), s.nots...)
+	t.issues = append([]jsIssue(nil), s.issues...)
+	return &t
+}
+
+func (s *jsSchema) prop(name string) int {
+	for i, p := range s.props {
+		if p.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *jsSchema) isRequired(name string) bool {
+	for _, r := range s.required {
+		if r == name {
+			return true
+		}
+	}
+	return false
+}
+
+// key is a canonical rendering of the branch, used to share rules.
+func (s *jsSchema) key() string {
+	var b strings.Builder
+	w := func(tag string, v string) {
+		b.WriteString(tag)
+		b.WriteByte('=')
+		b.WriteString(v)
+		b.WriteByte(1)
+	}
+	rat := func(r *big.Rat) string {
+		if r == nil {
+			return "-"
+		}
+		return r.RatString()
+	}
+	w("t", strconv.Itoa(int(s.types)))
+	if s.hasEnum {
+		var e strings.Builder
+		for _, v := range s.enum {
+			jsCompact(&e, v)
+			e.WriteByte(0)
+		}
+		w("enum", e.String())
+	}
+	for _, v := range s.notVals {
+		var e strings.Builder
+		jsCompact(&e, v)
+		w("nv", e.String())
+	}
+	if s.types&jtString != 0 {
+		w("len", strconv.Itoa(s.minLen)+","+strconv.Itoa(s.maxLen))
+		for _, p := range s.patterns {
+			w("pat", p.val)
+		}
+		for _, p := range s.notPatterns {
+			w("npat", p.val)
+		}
+		for _, p := range s.formats {
+			w("fmt", p.val)
+		}
+	}
+	if s.types&jtNumber != 0 {
+		w("num", rat(s.lo)+strconv.FormatBool(s.loEx)+rat(s.hi)+strconv.FormatBool(s.hiEx))
+		for _, m := range s.mults {
+			w("mul", m.RatString())
+		}
+	}
+	if s.types&jtObject != 0 {
+		for _, p := range s.props {
+			w("p", p.name+"\x00"+p.conj.key())
+		}
+		for _, r := range s.required {
+			w("req", r)
+		}
+		for _, g := range s.groups {
+			for _, pp := range g.pats {
+				w("pp", pp.pat.val+"\x00"+pp.conj.key())
+			}
+			w("ap", g.addl.key())
+		}
+		w("pn", s.propNames.key())
+		w("np", strconv.Itoa(s.minProps)+","+strconv.Itoa(s.maxProps))
+	}
+	if s.types&jtArray != 0 {
+		for _, p := range s.prefix {
+			w("pi", p.key())
+		}
+		w("it", s.items.key())
+		for _, ct := range s.contains {
+			w("ct", ct.conj.key()+"\x00"+strconv.Itoa(ct.min)+","+strconv.Itoa(ct.max))
+		}
+		w("ni", strconv.Itoa(s.minItems)+","+strconv.Itoa(s.maxItems))
+		if len(s.unique) > 0 {
+			w("uniq", "1")
+		}
+	}
+	for _, n := range s.nots {
+		w("not", n.key())
+	}
+	for _, is := range s.issues {
+		w("issue", is.ptr+"/"+is.kw)
+	}
+	return b.String()
+}
+
+func jsBranchesKey(bs []*jsSchema) string {
+	var b strings.Builder
+	for _, s := range bs {
+		b.WriteString(s.key())
+		b.WriteByte(2)
+	}
+	return b.String()
+}
+
+func jsIsAny(bs []*jsSchema) bool {
+	return len(bs) == 1 && bs[0].isUniversal()
+}
+
+// groupConj returns the schemas that s's groups impose on an undeclared key.
+func (c *schemaCompiler) groupConj(s *jsSchema, name string) (jsConj, error) {
+	var out jsConj
+	for _, g := range s.groups {
+		matched := false
+		for _, pp := range g.pats {
+			ok, err := c.patternMatch(pp.pat, name)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				matched = true
+				out = out.and(pp.conj...)
+			}
+		}
+		if !matched {
+			out = out.and(g.addl...)
+		}
+	}
+	return out, nil
+}
+
+// merge returns the intersection of a and b, or nil when it is obviously empty.
+func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
+	s := a.clone()
+	if s.ptr == "" {
+		s.ptr = b.ptr
+	}
+	s.types &= b.types
+	if s.types == 0 {
+		return nil, nil
+	}
+	if b.hasEnum {
+		if !s.hasEnum {
+			s.hasEnum, s.enum, s.enumPtr = true, append([]*jsNode(nil), b.enum...), b.enumPtr
+		} else {
+			var keep []*jsNode
+			for _, v := range s.enum {
+				for _, w := range b.enum {
+					if jsEqual(v, w) {
+						keep = append(keep, v)
+						break
+					}
+				}
+			}
+			s.enum = keep
+		}
+		if len(s.enum) == 0 {
+			return nil, nil
+		}
+	}
+	s.notVals = append(s.notVals, b.notVals...)
+	s.minLen = max(s.minLen, b.minLen)
+	s.maxLen = jsMinBound(s.maxLen, b.maxLen)
+	s.patterns = jsAppendLocs(s.patterns, b.patterns)
+	s.notPatterns = jsAppendLocs(s.notPatterns, b.notPatterns)
+	s.formats = jsAppendLocs(s.formats, b.formats)
+	if b.lo != nil && (s.lo == nil || b.lo.Cmp(s.lo) > 0 || b.lo.Cmp(s.lo) == 0 && b.loEx) {
+		s.lo, s.loEx = b.lo, b.loEx
+	}
+	if b.hi != nil && (s.hi == nil || b.hi.Cmp(s.hi) < 0 || b.hi.Cmp(s.hi) == 0 && b.hiEx) {
+		s.hi, s.hiEx = b.hi, b.hiEx
+	}
+	for _, m := range b.mults {
+		dup := false
+		for _, n := range s.mults {
+			dup = dup || n.Cmp(m) == 0
+		}
+		if !dup {
+			s.mults = append(s.mults, m)
+			s.multPtr = b.multPtr
+		}
+	}
+
+	// Objects: a property declared on one side only gets what the other
+	// side's patternProperties/additionalProperties impose on it.
+	for i, p := range s.props {
+		if b.prop(p.name) < 0 {
+			extra, err := c.groupConj(b, p.name)
+			if err != nil {
+				return nil, err
+			}
+			s.props[i].conj = p.conj.and(extra...)
+		}
+	}
+	for _, p := range b.props {
+		if i := s.prop(p.name); i >= 0 {
+			s.props[i].conj = s.props[i].conj.and(p.conj...)
+			continue
+		}
+		extra, err := c.groupConj(a, p.name)
+		if err != nil {
+			return nil, err
+		}
+		s.props = append(s.props, jsProp{p.name, p.conj.and(extra...)})
+	}
+	for _, r := range b.required {
+		if !s.isRequired(r) {
+			s.required = append(s.required, r)
+		}
+	}
+	s.groups = append(s.groups, b.groups...)
+	s.propNames = s.propNames.and(b.propNames...)
+	s.minProps = max(s.minProps, b.minProps)
+	s.maxProps = jsMinBound(s.maxProps, b.maxProps)
+
+	// Arrays, position by position.
+	n := max(len(s.prefix), len(b.prefix))
+	if n > 0 {
+		pre := make([]jsConj, n)
+		for i := range pre {
+			x, y := s.items, b.items
+			if i < len(s.prefix) {
+				x = s.prefix[i]
+			}
+			if i < len(b.prefix) {
+				y = b.prefix[i]
+			}
+			pre[i] = x.and(y...)
+		}
+		s.prefix = pre
+	}
+	s.items = s.items.and(b.items...)
+	s.contains = append(s.contains, b.contains...)
+	s.minItems = max(s.minItems, b.minItems)
+	s.maxItems = jsMinBound(s.maxItems, b.maxItems)
+	s.unique = append(s.unique, b.unique...)
+
+	s.nots = append(s.nots, b.nots...)
+	s.issues = append(s.issues, b.issues...)
+	return s, nil
+}
+
+func jsMinBound(a, b int) int {
+	switch {
+	case a < 0:
+		return b
+	case b < 0:
+		return a
+	}
+	return min(a, b)
+}
+
+func jsAppendLocs(a, b []jsLoc) []jsLoc {
+	for _, l := range b {
+		dup := false
+		for _, m := range a {
+			dup = dup || m.val == l.val
+		}
+		if !dup {
+			a = append(a, l)
+		}
+	}
+	return a
+}
+
+// product returns every merge of a branch of a with a branch of b.
+func (c *schemaCompiler) product(a, b []*jsSchema, ptr string) ([]*jsSchema, error) {
+	var out []*jsSchema
+	seen := map[string]bool{}
+	for _, x := range a {
+		for _, y := range b {
+			m, err := c.merge(x, y)
+			if err != nil {
+				return nil, err
+			}
+			if m == nil {
+				continue
+			}
+			k := m.key()
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, m)
+			if len(out) > c.opts.MaxAlternatives {
+				return nil, c.limitf(ptr, "", "more than %d alternatives after distributing anyOf/oneOf/allOf", c.opts.MaxAlternatives)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (c *schemaCompiler) union(a, b []*jsSchema, ptr string) ([]*jsSchema, error) {
+	out := append([]*jsSchema(nil), a...)
+	seen := map[string]bool{}
+	for _, s := range a {
+		seen[s.key()] = true
+	}
+	for _, s := range b {
+		if k := s.key(); !seen[k] {
+			seen[k] = true
+			out = append(out, s)
+		}
+	}
+	if len(out) > c.opts.MaxAlternatives {
+		return nil, c.limitf(ptr, "", "more than %d alternatives after distributing anyOf/oneOf", c.opts.MaxAlternatives)
+	}
+	return out, nil
+}
+
+// conjDNF returns the branches of a conjunction of schema nodes.
+func (c *schemaCompiler) conjDNF(cj jsConj, ptr string) ([]*jsSchema, error) {
+	out := []*jsSchema{jsUniversal()}
+	for _, n := range cj {
+		d, err := c.nodeDNF(n)
+		if err != nil {
+			return nil, err
+		}
+		out, err = c.product(out, d, ptr)
+		if err != nil || len(out) == 0 {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// negation returns a node standing for the negation of cj, normalized
+// lazily (negating a recursive schema descends one level at a time).
+func (c *schemaCompiler) negation(cj jsConj) *jsNode {
+	key := "not:" + cj.key()
+	if n, ok := c.negNodes[key]; ok {
+		return n
+	}
+	c.synth--
+	ptr := ""
+	if len(cj) > 0 {
+		ptr = cj[0].ptr
+	}
+	n := &jsNode{kind: jsObject, neg: cj, key: key, id: c.synth - 3, ptr: ptr}
+	c.negNodes[key] = n
+	return n
+}
+
+// negationDNF normalizes a negation node.
+func (c *schemaCompiler) negationDNF(n *jsNode) ([]*jsSchema, error) {
+	if d, ok := c.dnfMemo[n.id]; ok {
+		return d, nil
+	}
+	if c.inDNF[n.id] {
+		return nil, c.errorf(n.ptr, "", ErrUnsupported, "the schema refers to itself without any value in between (through not)")
+	}
+	c.inDNF[n.id] = true
+	defer delete(c.inDNF, n.id)
+	d, err := c.conjDNF(n.neg, n.ptr)
+	if err != nil {
+		return nil, err
+	}
+	neg, ok, err := c.negateBranches(d, n.ptr)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if err := c.unsupported(jsParentPointer(n.ptr), "not", "this negation cannot be expressed"); err != nil {
+			return nil, err
+		}
+		neg = []*jsSchema{jsUniversal()}
+	}
+	c.dnfMemo[n.id] = neg
+	return neg, nil
+}
+
+// nodeDNF returns the branches of one schema node.
+func (c *schemaCompiler) nodeDNF(n *jsNode) ([]*jsSchema, error) {
+	if n.neg != nil {
+		return c.negationDNF(n)
+	}
+	if d, ok := c.dnfMemo[n.id]; ok {
+		return d, nil
+	}
+	switch n.kind {
+	case jsBool:
+		if n.b {
+			return []*jsSchema{jsUniversal()}, nil
+		}
+		return nil, nil
+	case jsObject:
+	default:
+		return nil, c.errorf(n.ptr, "", nil, "a schema must be an object or a boolean, not %s", jsKindName(n.kind))
+	}
+	if c.inDNF[n.id] {
+		return nil, c.errorf(n.ptr, "", ErrUnsupported, "the schema refers to itself without any value in between (through $ref, allOf, anyOf, oneOf or not)")
+	}
+	c.inDNF[n.id] = true
+	defer delete(c.inDNF, n.id)
+	c.depth++
+	defer func() { c.depth-- }()
+	if c.depth > c.opts.MaxDepth {
+		return nil, c.limitf(n.ptr, "", "subschemas nest deeper than %d levels", c.opts.MaxDepth)
+	}
+
+	if ref := n.get("$ref"); ref != nil && n.draft <= 7 {
+		// Before 2019-09, $ref replaces the whole schema.
+		d, err := c.refDNF(n, ref, "$ref")
+		if err == nil {
+			c.dnfMemo[n.id] = d
+		}
+		return d, err
+	}
+	base, err := c.readKeywords(n)
+	if err != nil {
+		return nil, err
+	}
+	out := []*jsSchema{jsUniversal()}
+	baseDone := false
+	addBase := func() error {
+		if baseDone {
+			return nil
+		}
+		baseDone = true
+		out, err = c.product(out, []*jsSchema{base}, n.ptr)
+		return err
+	}
+	var uneval []string
+	for i, k := range n.keys {
+		v := n.vals[i]
+		var f []*jsSchema
+		switch k {
+		case "$ref", "$dynamicRef", "$recursiveRef":
+			f, err = c.refDNF(n, v, k)
+		case "allOf":
+			f, err = c.allOfDNF(n, v)
+		case "anyOf":
+			f, err = c.anyOfDNF(n, v, k)
+		case "oneOf":
+			f, err = c.oneOfDNF(n, v)
+		case "not":
+			f, err = c.notDNF(n, v)
+		case "if":
+			f, err = c.ifDNF(n, v)
+		case "dependentRequired", "dependentSchemas", "dependencies":
+			f, err = c.dependenciesDNF(n, k, v)
+		case "unevaluatedProperties", "unevaluatedItems":
+			if !jsTrivial(v) {
+				uneval = append(uneval, k)
+			}
+			continue
+		default:
+			if jsKnown[k] && !baseDone && k != "then" && k != "else" {
+				err = addBase()
+			}
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := addBase(); err != nil {
+			return nil, err
+		}
+		if out, err = c.product(out, f, n.ptr); err != nil {
+			return nil, err
+		}
+	}
+	if err := addBase(); err != nil {
+		return nil, err
+	}
+	for _, k := range uneval {
+		if out, err = c.applyUnevaluated(n, k, out); err != nil {
+			return nil, err
+		}
+	}
+	c.dnfMemo[n.id] = out
+	return out, nil
+}
+
+func (c *schemaCompiler) refDNF(n, ref *jsNode, kw string) ([]*jsSchema, error) {
+	if ref.kind != jsString {
+		return nil, c.errorf(n.ptr, kw, nil, "must be a string")
+	}
+	target, err := c.ix.resolve(n, ref.str, kw)
+	if err != nil {
+		return nil, err
+	}
+	return c.nodeDNF(target)
+}
+
+func (c *schemaCompiler) schemaList(n, v *jsNode, kw string) ([]*jsNode, error) {
+	if v.kind != jsArray || len(v.elems) == 0 {
+		return nil, c.errorf(n.ptr, kw, nil, "must be a non-empty array of schemas")
+	}
+	return v.elems, nil
+}
+
+func (c *schemaCompiler) allOfDNF(n, v *jsNode) ([]*jsSchema, error) {
+	list, err := c.schemaList(n, v, "allOf")
+	if err != nil {
+		return nil, err
+	}
+	out := []*jsSchema{jsUniversal()}
+	for _, e := range list {
+		d, err := c.nodeDNF(e)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = c.product(out, d, n.ptr); err != nil || len(out) == 0 {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (c *schemaCompiler) anyOfDNF(n, v *jsNode, kw string) ([]*jsSchema, error) {
+	list, err := c.schemaList(n, v, kw)
+	if err != nil {
+		return nil, err
+	}
+	var out []*jsSchema
+	for _, e := range list {
+		d, err := c.nodeDNF(e)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = c.union(out, d, n.ptr); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// oneOfDNF is anyOf when the alternatives are provably disjoint. Otherwise
+// each alternative is intersected with the negation of the others where the
+// negation can be expressed; failing that, it is an error (or anyOf with a
+// warning in Lenient mode).
+func (c *schemaCompiler) oneOfDNF(n, v *jsNode) ([]*jsSchema, error) {
+	list, err := c.schemaList(n, v, "oneOf")
+	if err != nil {
+		return nil, err
+	}
+	alts := make([][]*jsSchema, len(list))
+	for i, e := range list {
+		if alts[i], err = c.nodeDNF(e); err != nil {
+			return nil, err
+		}
+	}
+	var out []*jsSchema
+	for i := range alts {
+		branch := alts[i]
+		for j := range alts {
+			if i == j {
+				continue
+			}
+			disjoint, err := c.disjointSets(alts[i], alts[j], 0)
+			if err != nil {
+				return nil, err
+			}
+			if disjoint {
+				continue
+			}
+			neg, ok, err := c.negateBranches(alts[j], n.ptr)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				if err := c.unsupported(n.ptr, "oneOf", "alternatives %d and %d may overlap, and exactly-one cannot be enforced (treated as anyOf)", i, j); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if branch, err = c.product(branch, neg, n.ptr); err != nil {
+				return nil, err
+			}
+		}
+		if out, err = c.union(out, branch, n.ptr); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (c *schemaCompiler) notDNF(n, v *jsNode) ([]*jsSchema, error) {
+	d, err := c.nodeDNF(v)
+	if err != nil {
+		return nil, err
+	}
+	neg, ok, err := c.negateBranches(d, n.ptr)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return neg, nil
+	}
+	// Keep it for enum filtering; checkNots reports it when it matters.
+	s := jsUniversal()
+	s.nots = []jsConj{{v}}
+	s.ptr = n.ptr
+	return []*jsSchema{s}, nil
+}
+
+// ifDNF is (if ∧ then) ∨ (¬if ∧ else).
+func (c *schemaCompiler) ifDNF(n, v *jsNode) ([]*jsSchema, error) {
+	then, els := n.get("then"), n.get("else")
+	if then == nil && els == nil {
+		return []*jsSchema{jsUniversal()}, nil
+	}
+	cond, err := c.nodeDNF(v)
+	if err != nil {
+		return nil, err
+	}
+	yes := cond
+	if then != nil {
+		t, err := c.nodeDNF(then)
+		if err != nil {
+			return nil, err
+		}
+		if yes, err = c.product(cond, t, n.ptr); err != nil {
+			return nil, err
+		}
+	}
+	neg, ok, err := c.negateBranches(cond, n.ptr)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if err := c.unsupported(n.ptr, "if", "the negation of the condition cannot be expressed (then and else become alternatives)"); err != nil {
+			return nil, err
+		}
+		neg = []*jsSchema{jsUniversal()}
+		if then != nil {
+			t, _ := c.nodeDNF(then)
+			yes = t
+		}
+	}
+	no := neg
+	if els != nil {
+		e, err := c.nodeDNF(els)
+		if err != nil {
+			return nil, err
+		}
+		if no, err = c.product(neg, e, n.ptr); err != nil {
+			return nil, err
+		}
+	}
+	return c.union(yes, no, n.ptr)
+}
+
+// dependenciesDNF turns each dependency into "absent, or present with what
+// it requires".
+func (c *schemaCompiler) dependenciesDNF(n *jsNode, kw string, v *jsNode) ([]*jsSchema, error) {
+	if v.kind != jsObject {
+		return nil, c.errorf(n.ptr, kw, nil, "must be an object")
+	}
+	out := []*jsSchema{jsUniversal()}
+	for i, name := range v.keys {
+		dep := v.vals[i]
+		absent := jsUniversal()
+		absent.props = []jsProp{{name, jsConj{c.falseNode}}}
+		present := jsUniversal()
+		present.required = []string{name}
+		presentD := []*jsSchema{present}
+		var err error
+		switch {
+		case dep.kind == jsArray && kw != "dependentSchemas":
+			for _, r := range dep.elems {
+				if r.kind != jsString {
+					return nil, c.errorf(n.ptr, kw, nil, "%q: must list property names", name)
+				}
+				if !present.isRequired(r.str) {
+					present.required = append(present.required, r.str)
+				}
+			}
+		case kw != "dependentRequired":
+			d, err := c.nodeDNF(dep)
+			if err != nil {
+				return nil, err
+			}
+			if presentD, err = c.product(presentD, d, n.ptr); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, c.errorf(n.ptr, kw, nil, "%q: must be an array of property names", name)
+		}
+		both, err := c.union([]*jsSchema{absent}, presentD, n.ptr)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = c.product(out, both, n.ptr); err != nil || len(out) == 0 {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// applyUnevaluated enforces unevaluatedProperties / unevaluatedItems on the
+// merged branches of their schema: what a branch does not declare is
+// unevaluated. Annotations of alternatives that also matched are not
+// counted, so this can reject a few valid instances, never accept invalid ones.
+func (c *schemaCompiler) applyUnevaluated(n *jsNode, kw string, bs []*jsSchema) ([]*jsSchema, error) {
+	v := n.get(kw)
+	out := make([]*jsSchema, 0, len(bs))
+	for _, s := range bs {
+		s = s.clone()
+		if kw == "unevaluatedProperties" {
+			g := jsGroup{addl: jsConj{v}}
+			for _, og := range s.groups {
+				for _, pp := range og.pats {
+					g.pats = append(g.pats, jsPatProp{pat: pp.pat})
+				}
+				if !og.addl.isTrue() || len(og.pats) == 0 && og.addl != nil {
+					// additionalProperties evaluated every other key.
+					g = jsGroup{}
+					break
+				}
+			}
+			if g.addl != nil {
+				s.groups = append(s.groups, g)
+			}
+		} else {
+			if len(s.contains) > 0 {
+				if err := c.unsupported(n.ptr, kw, "unevaluatedItems together with contains cannot be enforced"); err != nil {
+					return nil, err
+				}
+			}
+			if s.items == nil {
+				s.items = jsConj{v}
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// jsKnown lists the keywords that constrain instances (the others are
+// annotations or unknown, and are ignored).
+var jsKnown = map[string]bool{
+	"type": true, "enum": true, "const": true,
+	"minLength": true, "maxLength": true, "pattern": true, "format": true,
+	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
+	"properties": true, "required": true, "additionalProperties": true, "patternProperties": true,
+	"propertyNames": true, "minProperties": true, "maxProperties": true,
+	"dependentRequired": true, "dependentSchemas": true, "dependencies": true,
+	"items": true, "prefixItems": true, "additionalItems": true, "minItems": true, "maxItems": true,
+	"contains": true, "minContains": true, "maxContains": true, "uniqueItems": true,
+	"unevaluatedProperties": true, "unevaluatedItems": true,
+	"$ref": true, "$dynamicRef": true, "$recursiveRef": true,
+	"allOf": true, "anyOf": true, "oneOf": true, "not": true, "if": true, "then": true, "else": true,
+	"nullable": true,
+}

@@ -1,0 +1,554 @@
+package grammar
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math/big"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// This file holds the schema document model: a JSON tree that keeps object
+// keys in document order (read with gjson), each node with its JSON pointer,
+// the base URI and draft in effect there, and a structural hash that ignores
+// annotations; and the resolution of $ref through $id, $anchor, JSON pointers
+// and remote documents.
+
+type jsKind uint8
+
+const (
+	jsNull jsKind = iota
+	jsBool
+	jsNumber
+	jsString
+	jsArray
+	jsObject
+)
+
+// jsNode is one JSON value of a schema document.
+type jsNode struct {
+	kind  jsKind
+	b     bool      // jsBool
+	str   string    // jsString: the decoded string; jsNumber: the raw text
+	elems []*jsNode // jsArray
+	keys  []string  // jsObject, in document order
+	vals  []*jsNode
+	index map[string]int // jsObject with many keys: key -> position
+
+	ptr   string // JSON pointer within its document
+	base  string // absolute base URI in effect (after this node's own $id)
+	draft int    // 4, 6, 7, 2019 or 2020
+	key   string // structural identity: hash of the value without annotations, plus base
+	id    int    // creation order, unique within a compilation
+	rat   *big.Rat
+	neg   jsConj // a synthetic schema: the negation of this conjunction
+}
+
+func (n *jsNode) get(k string) *jsNode {
+	if n == nil || n.kind != jsObject {
+		return nil
+	}
+	if n.index != nil {
+		if i, ok := n.index[k]; ok {
+			return n.vals[i]
+		}
+		return nil
+	}
+	for i := len(n.keys) - 1; i >= 0; i-- { // the last duplicate wins
+		if n.keys[i] == k {
+			return n.vals[i]
+		}
+	}
+	return nil
+}
+
+// num returns the value of a number node.
+func (n *jsNode) num() *big.Rat {
+	if n.rat == nil {
+		r, ok := new(big.Rat).SetString(n.str)
+		if !ok {
+			r = new(big.Rat)
+		}
+		n.rat = r
+	}
+	return n.rat
+}
+
+// isInt reports whether a number node has an integral value.
+func (n *jsNode) isInt() bool { return n.kind == jsNumber && n.num().IsInt() }
+
+// jsDrafts maps $schema URIs (without fragment or trailing slash) to drafts.
+var jsDrafts = map[string]int{
+	"http://json-schema.org/draft-03/schema":       4,
+	"http://json-schema.org/draft-04/schema":       4,
+	"http://json-schema.org/draft-06/schema":       6,
+	"http://json-schema.org/draft-07/schema":       7,
+	"https://json-schema.org/draft/2019-09/schema": 2019,
+	"https://json-schema.org/draft/2020-12/schema": 2020,
+}
+
+func jsDraftOf(uri string) (int, bool) {
+	u := strings.TrimRight(strings.SplitN(uri, "#", 2)[0], "/")
+	u = strings.Replace(u, "https://json-schema.org/draft-0", "http://json-schema.org/draft-0", 1)
+	d, ok := jsDrafts[u]
+	return d, ok
+}
+
+// jsDoc is a parsed schema document and what it registers.
+type jsDoc struct {
+	root *jsNode
+	uri  string
+}
+
+// schemaIndex holds every document of a compilation and its resources.
+type schemaIndex struct {
+	c         *schemaCompiler
+	docs      map[string]*jsDoc  // document URI -> document
+	resources map[string]*jsNode // absolute URI without fragment -> resource root
+	anchors   map[string]*jsNode // absolute URI + "#" + anchor -> node
+	nodes     int
+}
+
+// jsDefaultBase is the base URI of a root schema without $id.
+const jsDefaultBase = "urn:rein:schema"
+
+// jsAnnotations are keywords that never constrain an instance.
+var jsAnnotations = map[string]bool{
+	"title": true, "description": true, "default": true, "examples": true, "example": true,
+	"$comment": true, "readOnly": true, "writeOnly": true, "deprecated": true,
+	"$schema": true, "contentMediaType": true, "contentEncoding": true, "contentSchema": true,
+	"markdownDescription": true, "enumDescriptions": true, "markdownEnumDescriptions": true,
+}
+
+// jsSchemaMaps are keywords whose value is an object of schemas; jsSchemaLists
+// arrays of schemas; jsSchemaOne a single schema.
+var (
+	jsSchemaMaps  = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true, "dependencies": true}
+	jsSchemaLists = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true, "items": true}
+	jsSchemaOne   = map[string]bool{"additionalProperties": true, "additionalItems": true, "items": true, "contains": true, "not": true, "if": true, "then": true, "else": true, "propertyNames": true, "unevaluatedProperties": true, "unevaluatedItems": true, "contentSchema": true}
+)
+
+// parse reads data as a document with URI uri and registers its resources.
+func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*jsDoc, error) {
+	if !gjson.ValidBytes(data) {
+		return nil, ix.c.errorf(ptr, "", nil, "schema is not valid JSON")
+	}
+	doc := &jsDoc{uri: uri}
+	var err error
+	doc.root, err = ix.build(gjson.ParseBytes(data), "", 0)
+	if err != nil {
+		return nil, err
+	}
+	ix.docs[uri] = doc
+	draft := ix.c.opts.DefaultDraft
+	if s := doc.root.get("$schema"); s != nil && s.kind == jsString {
+		if d, ok := jsDraftOf(s.str); ok {
+			draft = d
+		}
+	}
+	ix.register(doc.root, uri, draft, true)
+	ix.hash(doc.root, true)
+	return doc, nil
+}
+
+// build converts a gjson value into a jsNode tree.
+func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*jsNode, error) {
+	if depth > ix.c.opts.MaxDepth {
+		return nil, ix.c.limitf(ptr, "", "schema document is nested deeper than %d levels", ix.c.opts.MaxDepth)
+	}
+	ix.nodes++
+	if ix.nodes > ix.c.opts.MaxNodes {
+		return nil, ix.c.limitf(ptr, "", "schema has more than %d JSON values", ix.c.opts.MaxNodes)
+	}
+	n := &jsNode{ptr: ptr, id: ix.nodes}
+	var err error
+	switch r.Type {
+	case gjson.Null:
+		n.kind = jsNull
+	case gjson.False:
+		n.kind = jsBool
+	case gjson.True:
+		n.kind, n.b = jsBool, true
+	case gjson.Number:
+		n.kind, n.str = jsNumber, r.Raw
+	case gjson.String:
+		n.kind, n.str = jsString, r.Str
+	case gjson.JSON:
+		if r.IsArray() {
+			n.kind = jsArray
+			i := 0
+			r.ForEach(func(_, v gjson.Result) bool {
+				var e *jsNode
+				e, err = ix.build(v, ptr+"/"+strconv.Itoa(i), depth+1)
+				n.elems = append(n.elems, e)
+				i++
+				return err == nil
+			})
+		} else {
+			n.kind = jsObject
+			r.ForEach(func(k, v gjson.Result) bool {
+				var e *jsNode
+				e, err = ix.build(v, ptr+"/"+jsEscapePointer(k.Str), depth+1)
+				n.keys = append(n.keys, k.Str)
+				n.vals = append(n.vals, e)
+				return err == nil
+			})
+			if len(n.keys) > 8 {
+				n.index = make(map[string]int, len(n.keys))
+				for i, k := range n.keys {
+					n.index[k] = i
+				}
+			}
+		}
+	}
+	return n, err
+}
+
+func jsEscapePointer(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// register walks a document, setting each node's base URI and draft and
+// recording resources ($id) and anchors ($anchor, $dynamicAnchor, and
+// fragment-only ids of older drafts). schema says whether n is in a schema
+// position; nodes elsewhere inherit their parent's base.
+func (ix *schemaIndex) register(n *jsNode, base string, draft int, schema bool) {
+	n.base, n.draft = base, draft
+	if n.kind == jsArray {
+		for _, e := range n.elems {
+			ix.register(e, base, draft, false)
+		}
+		return
+	}
+	if n.kind != jsObject {
+		return
+	}
+	if schema {
+		if s := n.get("$schema"); s != nil && s.kind == jsString {
+			if d, ok := jsDraftOf(s.str); ok {
+				draft = d
+			}
+		}
+		idKey := "$id"
+		if draft == 4 {
+			idKey = "id"
+		}
+		// Before draft 2019-09, $ref made its siblings (including $id) ignored.
+		refOnly := draft <= 7 && n.get("$ref") != nil
+		if id := n.get(idKey); id != nil && id.kind == jsString && !refOnly {
+			if u, err := jsResolveURI(base, id.str); err == nil {
+				noFrag, frag := jsSplitFragment(u)
+				if noFrag != "" && !strings.HasPrefix(id.str, "#") {
+					base = noFrag
+					if _, dup := ix.resources[base]; !dup {
+						ix.resources[base] = n
+					}
+				}
+				if frag != "" && !strings.HasPrefix(frag, "/") {
+					ix.anchors[noFrag+"#"+frag] = n
+				}
+			}
+		}
+		for _, k := range []string{"$anchor", "$dynamicAnchor"} {
+			if a := n.get(k); a != nil && a.kind == jsString {
+				if _, dup := ix.anchors[base+"#"+a.str]; !dup || k == "$anchor" {
+					ix.anchors[base+"#"+a.str] = n
+				}
+			}
+		}
+		n.base, n.draft = base, draft
+	}
+	for i, k := range n.keys {
+		v := n.vals[i]
+		sub := false
+		switch {
+		case !schema:
+		case jsSchemaMaps[k]:
+			if v.kind == jsObject {
+				v.base, v.draft = base, draft
+				for _, e := range v.vals {
+					ix.register(e, base, draft, true)
+				}
+				continue
+			}
+		case jsSchemaLists[k] && v.kind == jsArray:
+			v.base, v.draft = base, draft
+			for _, e := range v.elems {
+				ix.register(e, base, draft, true)
+			}
+			continue
+		case jsSchemaOne[k]:
+			sub = true
+		}
+		ix.register(v, base, draft, sub)
+	}
+}
+
+// hash computes every node's structural key bottom-up. In schema positions
+// annotation keywords are left out, so that schemas differing only in their
+// descriptions share one rule.
+func (ix *schemaIndex) hash(n *jsNode, schema bool) []byte {
+	h := fnv.New128a()
+	var buf [8]byte
+	put := func(b []byte) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(len(b)))
+		h.Write(buf[:])
+		h.Write(b)
+	}
+	h.Write([]byte{byte(n.kind)})
+	switch n.kind {
+	case jsBool:
+		if n.b {
+			h.Write([]byte{1})
+		}
+	case jsNumber:
+		put([]byte(n.num().RatString()))
+	case jsString:
+		put([]byte(n.str))
+	case jsArray:
+		for _, e := range n.elems {
+			put(ix.hash(e, false))
+		}
+	case jsObject:
+		for i, k := range n.keys {
+			v := n.vals[i]
+			if schema && (jsAnnotations[k] || strings.HasPrefix(k, "x-")) {
+				continue
+			}
+			put([]byte(k))
+			switch {
+			case schema && jsSchemaMaps[k] && v.kind == jsObject:
+				for j, kk := range v.keys {
+					put([]byte(kk))
+					put(ix.hash(v.vals[j], true))
+				}
+				v.key = n.base + "#" + v.ptr // maps are not schemas; never compiled alone
+			case schema && jsSchemaLists[k] && v.kind == jsArray:
+				for _, e := range v.elems {
+					put(ix.hash(e, true))
+				}
+				v.key = n.base + "#" + v.ptr
+			default:
+				put(ix.hash(v, schema && jsSchemaOne[k]))
+			}
+		}
+	}
+	sum := h.Sum(nil)
+	n.key = string(sum) + strconv.Itoa(n.draft) + n.base
+	return sum
+}
+
+func jsResolveURI(base, ref string) (string, error) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return "", err
+	}
+	if b.Opaque != "" && !r.IsAbs() {
+		// Opaque bases (urn:...) only resolve fragment-only references.
+		if r.Path == "" && r.Host == "" {
+			return strings.SplitN(base, "#", 2)[0] + "#" + r.Fragment, nil
+		}
+		return "", fmt.Errorf("cannot resolve %q against %q", ref, base)
+	}
+	return b.ResolveReference(r).String(), nil
+}
+
+func jsSplitFragment(u string) (string, string) {
+	i := strings.IndexByte(u, '#')
+	if i < 0 {
+		return u, ""
+	}
+	frag := u[i+1:]
+	if f, err := url.PathUnescape(frag); err == nil {
+		frag = f
+	}
+	return u[:i], frag
+}
+
+// resolve returns the schema node a $ref (or $dynamicRef) at node from points to.
+func (ix *schemaIndex) resolve(from *jsNode, ref string, kw string) (*jsNode, error) {
+	u, err := jsResolveURI(from.base, ref)
+	if err != nil {
+		return nil, ix.c.errorf(from.ptr, kw, nil, "invalid reference %q: %v", ref, err)
+	}
+	uri, frag := jsSplitFragment(u)
+	root, ok := ix.resources[uri]
+	if !ok {
+		root, err = ix.load(from, uri, kw)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if frag == "" {
+		return root, nil
+	}
+	if !strings.HasPrefix(frag, "/") {
+		if n, ok := ix.anchors[uri+"#"+frag]; ok {
+			return n, nil
+		}
+		return nil, ix.c.errorf(from.ptr, kw, nil, "reference %q: no anchor %q", ref, frag)
+	}
+	n := root
+	for _, tok := range strings.Split(frag[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch n.kind {
+		case jsObject:
+			n = n.get(tok)
+		case jsArray:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n.elems) {
+				n = nil
+			} else {
+				n = n.elems[i]
+			}
+		default:
+			n = nil
+		}
+		if n == nil {
+			return nil, ix.c.errorf(from.ptr, kw, nil, "reference %q: no such place", ref)
+		}
+	}
+	return n, nil
+}
+
+// load fetches and registers a remote document through SchemaOptions.LoadRef.
+func (ix *schemaIndex) load(from *jsNode, uri, kw string) (*jsNode, error) {
+	if ix.c.opts.LoadRef == nil {
+		return nil, ix.c.errorf(from.ptr, kw, ErrUnsupported, "reference to %q, which is not part of the schema (set SchemaOptions.LoadRef to load it)", uri)
+	}
+	if len(ix.docs) > ix.c.opts.MaxDocuments {
+		return nil, ix.c.limitf(from.ptr, kw, "more than %d remote documents", ix.c.opts.MaxDocuments)
+	}
+	data, err := ix.c.opts.LoadRef(uri)
+	if err != nil {
+		return nil, ix.c.errorf(from.ptr, kw, err, "loading %q: %v", uri, err)
+	}
+	doc, err := ix.parse(data, uri, from.ptr)
+	if err != nil {
+		return nil, err
+	}
+	if r, ok := ix.resources[uri]; ok {
+		return r, nil
+	}
+	ix.resources[uri] = doc.root
+	return doc.root, nil
+}
+
+// jsCompact writes v as compact JSON, keys in document order.
+func jsCompact(b *strings.Builder, v *jsNode) {
+	switch v.kind {
+	case jsNull:
+		b.WriteString("null")
+	case jsBool:
+		b.WriteString(strconv.FormatBool(v.b))
+	case jsNumber:
+		b.WriteString(v.str)
+	case jsString:
+		b.WriteString(jsQuote(v.str))
+	case jsArray:
+		b.WriteByte('[')
+		for i, e := range v.elems {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			jsCompact(b, e)
+		}
+		b.WriteByte(']')
+	case jsObject:
+		b.WriteByte('{')
+		for i, k := range v.keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(jsQuote(k))
+			b.WriteByte(':')
+			jsCompact(b, v.vals[i])
+		}
+		b.WriteByte('}')
+	}
+}
+
+// jsQuote spells s as a JSON string in the canonical form the grammars use:
+// characters literally, except '"' and '\\', the two-character escapes
+// \b \f \n \r \t, and \u00XX (lower-case hex) for other control characters.
+func jsQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		b.WriteString(jsCanonicalSpelling(r))
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func jsCanonicalSpelling(r rune) string {
+	switch r {
+	case '"':
+		return `\"`
+	case '\\':
+		return `\\`
+	case '\b':
+		return `\b`
+	case '\f':
+		return `\f`
+	case '\n':
+		return `\n`
+	case '\r':
+		return `\r`
+	case '\t':
+		return `\t`
+	}
+	if r < 0x20 {
+		return fmt.Sprintf(`\u%04x`, r)
+	}
+	return string(r)
+}
+
+// jsEqual reports whether two JSON values are equal as JSON Schema defines it
+// (numbers by value, objects regardless of key order).
+func jsEqual(a, b *jsNode) bool {
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case jsNull:
+		return true
+	case jsBool:
+		return a.b == b.b
+	case jsNumber:
+		return a.num().Cmp(b.num()) == 0
+	case jsString:
+		return a.str == b.str
+	case jsArray:
+		if len(a.elems) != len(b.elems) {
+			return false
+		}
+		for i := range a.elems {
+			if !jsEqual(a.elems[i], b.elems[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(a.keys) != len(b.keys) {
+		return false
+	}
+	for i, k := range a.keys {
+		w := b.get(k)
+		if w == nil || !jsEqual(a.vals[i], w) {
+			return false
+		}
+	}
+	return true
+}

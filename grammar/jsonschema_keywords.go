@@ -1,0 +1,251 @@
+package grammar
+
+import (
+	"math/big"
+)
+
+// readKeywords collects the node's own assertion keywords (everything but
+// the combinators, which nodeDNF distributes) into one branch.
+func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
+	s := jsUniversal()
+	s.ptr = n.ptr
+	bad := func(kw, what string) error {
+		return c.errorf(n.ptr, kw, nil, "must be %s", what)
+	}
+	count := func(kw string) (int, bool, error) {
+		v := n.get(kw)
+		if v == nil {
+			return 0, false, nil
+		}
+		if v.kind != jsNumber || !v.isInt() || v.num().Sign() < 0 {
+			return 0, false, bad(kw, "a non-negative integer")
+		}
+		r := v.num().Num()
+		if !r.IsInt64() || r.Int64() > int64(c.opts.MaxRepeat) {
+			return c.opts.MaxRepeat + 1, true, nil
+		}
+		return int(r.Int64()), true, nil
+	}
+	var err error
+	if v := n.get("type"); v != nil {
+		var t jsTypes
+		switch v.kind {
+		case jsString:
+			t = jsTypeNames[v.str]
+			if t == 0 {
+				return nil, c.errorf(n.ptr, "type", nil, "unknown type %q", v.str)
+			}
+		case jsArray:
+			for _, e := range v.elems {
+				if e.kind != jsString || jsTypeNames[e.str] == 0 {
+					return nil, bad("type", "a type name or an array of type names")
+				}
+				t |= jsTypeNames[e.str]
+			}
+		default:
+			return nil, bad("type", "a type name or an array of type names")
+		}
+		s.types = t
+		if nl := n.get("nullable"); nl != nil && nl.kind == jsBool && nl.b && s.types&jtNull == 0 && c.opts.Lenient {
+			s.types |= jtNull
+			c.warn(n.ptr, "nullable", "OpenAPI nullable read as type null")
+		}
+	}
+	if v := n.get("enum"); v != nil {
+		if v.kind != jsArray {
+			return nil, bad("enum", "an array")
+		}
+		s.hasEnum, s.enum, s.enumPtr = true, append([]*jsNode(nil), v.elems...), n.ptr
+	}
+	if v := n.get("const"); v != nil {
+		if s.hasEnum {
+			var keep []*jsNode
+			for _, e := range s.enum {
+				if jsEqual(e, v) {
+					keep = append(keep, e)
+				}
+			}
+			s.enum = keep
+		} else {
+			s.hasEnum, s.enum, s.enumPtr = true, []*jsNode{v}, n.ptr
+		}
+	}
+
+	// Strings.
+	if m, ok, err := count("minLength"); err != nil {
+		return nil, err
+	} else if ok {
+		s.minLen = m
+	}
+	if m, ok, err := count("maxLength"); err != nil {
+		return nil, err
+	} else if ok {
+		s.maxLen = m
+	}
+	if v := n.get("pattern"); v != nil {
+		if v.kind != jsString {
+			return nil, bad("pattern", "a string")
+		}
+		s.patterns = []jsLoc{{v.str, n.ptr}}
+	}
+	if v := n.get("format"); v != nil && v.kind == jsString {
+		s.formats = []jsLoc{{v.str, n.ptr}}
+	}
+
+	// Numbers.
+	num := func(kw string) (*big.Rat, error) {
+		v := n.get(kw)
+		if v == nil {
+			return nil, nil
+		}
+		if v.kind != jsNumber {
+			return nil, bad(kw, "a number")
+		}
+		return v.num(), nil
+	}
+	if s.lo, err = num("minimum"); err != nil {
+		return nil, err
+	}
+	if s.hi, err = num("maximum"); err != nil {
+		return nil, err
+	}
+	for _, kw := range []string{"exclusiveMinimum", "exclusiveMaximum"} {
+		v := n.get(kw)
+		if v == nil {
+			continue
+		}
+		lo := kw == "exclusiveMinimum"
+		switch v.kind {
+		case jsBool: // draft 4 (and a common mistake in later drafts)
+			if lo {
+				s.loEx = v.b && s.lo != nil
+			} else {
+				s.hiEx = v.b && s.hi != nil
+			}
+		case jsNumber:
+			r := v.num()
+			if lo && (s.lo == nil || r.Cmp(s.lo) >= 0) {
+				s.lo, s.loEx = r, true
+			}
+			if !lo && (s.hi == nil || r.Cmp(s.hi) <= 0) {
+				s.hi, s.hiEx = r, true
+			}
+		default:
+			return nil, bad(kw, "a number")
+		}
+	}
+	if v := n.get("multipleOf"); v != nil {
+		if v.kind != jsNumber || v.num().Sign() <= 0 {
+			return nil, bad("multipleOf", "a positive number")
+		}
+		s.mults, s.multPtr = []*big.Rat{v.num()}, n.ptr
+	}
+
+	// Objects.
+	if v := n.get("properties"); v != nil {
+		if v.kind != jsObject {
+			return nil, bad("properties", "an object of schemas")
+		}
+		for i, k := range v.keys {
+			if j := s.prop(k); j >= 0 {
+				s.props[j].conj = jsConj{}.and(v.vals[i])
+				continue
+			}
+			s.props = append(s.props, jsProp{k, jsConj{}.and(v.vals[i])})
+		}
+	}
+	if v := n.get("required"); v != nil && v.kind == jsArray {
+		for _, e := range v.elems {
+			if e.kind != jsString {
+				return nil, bad("required", "an array of strings")
+			}
+			if !s.isRequired(e.str) {
+				s.required = append(s.required, e.str)
+			}
+		}
+	}
+	pp, ap := n.get("patternProperties"), n.get("additionalProperties")
+	if pp != nil || ap != nil {
+		var g jsGroup
+		if pp != nil {
+			if pp.kind != jsObject {
+				return nil, bad("patternProperties", "an object of schemas")
+			}
+			for i, k := range pp.keys {
+				g.pats = append(g.pats, jsPatProp{jsLoc{k, pp.ptr}, jsConj{}.and(pp.vals[i])})
+			}
+		}
+		if ap != nil {
+			g.addl = jsConj{}.and(ap)
+		}
+		if len(g.pats) > 0 || !g.addl.isTrue() {
+			s.groups = []jsGroup{g}
+		}
+	}
+	if v := n.get("propertyNames"); v != nil {
+		s.propNames = jsConj{}.and(v)
+	}
+	if m, ok, err := count("minProperties"); err != nil {
+		return nil, err
+	} else if ok {
+		s.minProps = m
+	}
+	if m, ok, err := count("maxProperties"); err != nil {
+		return nil, err
+	} else if ok {
+		s.maxProps = m
+	}
+
+	// Arrays.
+	items, prefixItems := n.get("items"), n.get("prefixItems")
+	if prefixItems != nil {
+		if prefixItems.kind != jsArray {
+			return nil, bad("prefixItems", "an array of schemas")
+		}
+		for _, e := range prefixItems.elems {
+			s.prefix = append(s.prefix, jsConj{}.and(e))
+		}
+	}
+	if items != nil {
+		if items.kind == jsArray {
+			if prefixItems == nil {
+				for _, e := range items.elems {
+					s.prefix = append(s.prefix, jsConj{}.and(e))
+				}
+				if ai := n.get("additionalItems"); ai != nil {
+					s.items = jsConj{}.and(ai)
+				}
+			}
+		} else {
+			s.items = jsConj{}.and(items)
+		}
+	}
+	if m, ok, err := count("minItems"); err != nil {
+		return nil, err
+	} else if ok {
+		s.minItems = m
+	}
+	if m, ok, err := count("maxItems"); err != nil {
+		return nil, err
+	} else if ok {
+		s.maxItems = m
+	}
+	if v := n.get("contains"); v != nil {
+		ct := jsContains{conj: jsConj{}.and(v), min: 1, max: -1, ptr: n.ptr}
+		if m, ok, err := count("minContains"); err != nil {
+			return nil, err
+		} else if ok {
+			ct.min = m
+		}
+		if m, ok, err := count("maxContains"); err != nil {
+			return nil, err
+		} else if ok {
+			ct.max = m
+		}
+		s.contains = []jsContains{ct}
+	}
+	if v := n.get("uniqueItems"); v != nil && v.kind == jsBool && v.b {
+		s.unique = []jsIssue{{n.ptr, "uniqueItems", "uniqueness of array items cannot be enforced by a grammar"}}
+	}
+	return s, nil
+}

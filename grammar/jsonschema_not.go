@@ -1,0 +1,518 @@
+package grammar
+
+import (
+	"math/big"
+	"unicode/utf8"
+)
+
+// This file evaluates schemas on constant values (to filter enum and const
+// values by the rest of their schema, and to match declared property names
+// against propertyNames), pushes negation (not, the else of if, the
+// exactly-one of oneOf) down to the constraints where the negation is
+// itself a constraint, and proves alternatives disjoint.
+
+// validate reports whether the branch s accepts the value v.
+func (c *schemaCompiler) validate(s *jsSchema, v *jsNode) (bool, error) {
+	if s.types&jsTypeOf(v) == 0 {
+		return false, nil
+	}
+	if s.hasEnum {
+		found := false
+		for _, e := range s.enum {
+			found = found || jsEqual(e, v)
+		}
+		if !found {
+			return false, nil
+		}
+	}
+	for _, e := range s.notVals {
+		if jsEqual(e, v) {
+			return false, nil
+		}
+	}
+	for _, n := range s.nots {
+		ok, err := c.validateConj(n, v)
+		if err != nil || ok {
+			return false, err
+		}
+	}
+	switch v.kind {
+	case jsString:
+		n := utf8.RuneCountInString(v.str)
+		if n < s.minLen || s.maxLen >= 0 && n > s.maxLen {
+			return false, nil
+		}
+		for _, p := range s.patterns {
+			jp, err := c.pattern(p, "pattern")
+			if err != nil {
+				return false, err
+			}
+			if !jp.match.MatchString(v.str) {
+				return false, nil
+			}
+		}
+		for _, p := range s.notPatterns {
+			jp, err := c.pattern(p, "not")
+			if err != nil {
+				return false, err
+			}
+			if jp.match.MatchString(v.str) {
+				return false, nil
+			}
+		}
+		for _, f := range s.formats {
+			if re, ok := jsFormatRegexps()[f.val]; ok && !re.MatchString(v.str) {
+				return false, nil
+			}
+		}
+	case jsNumber:
+		x := v.num()
+		if s.lo != nil && (x.Cmp(s.lo) < 0 || s.loEx && x.Cmp(s.lo) == 0) {
+			return false, nil
+		}
+		if s.hi != nil && (x.Cmp(s.hi) > 0 || s.hiEx && x.Cmp(s.hi) == 0) {
+			return false, nil
+		}
+		for _, m := range s.mults {
+			if !new(big.Rat).Quo(x, m).IsInt() {
+				return false, nil
+			}
+		}
+	case jsObject:
+		if len(v.keys) < s.minProps || s.maxProps >= 0 && len(v.keys) > s.maxProps {
+			return false, nil
+		}
+		for _, r := range s.required {
+			if v.get(r) == nil {
+				return false, nil
+			}
+		}
+		for i, k := range v.keys {
+			var cj jsConj
+			if j := s.prop(k); j >= 0 {
+				cj = s.props[j].conj
+			} else {
+				var err error
+				if cj, err = c.groupConj(s, k); err != nil {
+					return false, err
+				}
+			}
+			if ok, err := c.validateConj(cj, v.vals[i]); err != nil || !ok {
+				return false, err
+			}
+			if !s.propNames.isTrue() {
+				if ok, err := c.validateConj(s.propNames, &jsNode{kind: jsString, str: k}); err != nil || !ok {
+					return false, err
+				}
+			}
+		}
+	case jsArray:
+		if len(v.elems) < s.minItems || s.maxItems >= 0 && len(v.elems) > s.maxItems {
+			return false, nil
+		}
+		for i, e := range v.elems {
+			cj := s.items
+			if i < len(s.prefix) {
+				cj = s.prefix[i]
+			}
+			if ok, err := c.validateConj(cj, e); err != nil || !ok {
+				return false, err
+			}
+		}
+		for _, ct := range s.contains {
+			n := 0
+			for _, e := range v.elems {
+				ok, err := c.validateConj(ct.conj, e)
+				if err != nil {
+					return false, err
+				}
+				if ok {
+					n++
+				}
+			}
+			if n < ct.min || ct.max >= 0 && n > ct.max {
+				return false, nil
+			}
+		}
+		if len(s.unique) > 0 {
+			for i := range v.elems {
+				for j := i + 1; j < len(v.elems); j++ {
+					if jsEqual(v.elems[i], v.elems[j]) {
+						return false, nil
+					}
+				}
+			}
+		}
+	}
+	return true, nil
+}
+
+func jsTypeOf(v *jsNode) jsTypes {
+	switch v.kind {
+	case jsNull:
+		return jtNull
+	case jsBool:
+		return jtBool
+	case jsNumber:
+		if v.isInt() {
+			return jtInt
+		}
+		return jtFrac
+	case jsString:
+		return jtString
+	case jsArray:
+		return jtArray
+	}
+	return jtObject
+}
+
+// validateConj reports whether every schema of cj accepts v.
+func (c *schemaCompiler) validateConj(cj jsConj, v *jsNode) (bool, error) {
+	if cj.isTrue() {
+		return true, nil
+	}
+	bs, err := c.conjDNF(cj, "")
+	if err != nil {
+		return false, err
+	}
+	for _, b := range bs {
+		ok, err := c.validate(b, v)
+		if err != nil || ok {
+			return ok, err
+		}
+	}
+	return false, nil
+}
+
+// checkNots reports negations that could not be pushed into constraints,
+// unless an enum makes them checkable value by value.
+func (c *schemaCompiler) checkNots(s *jsSchema) error {
+	if s.hasEnum {
+		return nil
+	}
+	for _, n := range s.nots {
+		ptr := s.ptr
+		if len(n) > 0 {
+			ptr = n[0].ptr
+		}
+		if err := c.unsupported(jsParentPointer(ptr), "not", "this negation cannot be expressed"); err != nil {
+			return err
+		}
+	}
+	s.nots = nil
+	for _, is := range s.issues {
+		if err := c.unsupported(is.ptr, is.kw, "%s", is.msg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func jsParentPointer(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[:i]
+		}
+	}
+	return ""
+}
+
+// excludeLiterals drops the null/true/false literals that not excludes.
+func (c *schemaCompiler) excludeLiterals(s *jsSchema, e *Expr, kind jsKind) (*Expr, error) {
+	if len(s.notVals) == 0 {
+		return e, nil
+	}
+	if kind == jsNull {
+		for _, v := range s.notVals {
+			if v.kind == jsNull {
+				return nil, nil
+			}
+		}
+		return e, nil
+	}
+	var alts []*Expr
+	for _, b := range []bool{true, false} {
+		excluded := false
+		for _, v := range s.notVals {
+			excluded = excluded || v.kind == jsBool && v.b == b
+		}
+		if !excluded {
+			alts = append(alts, c.literal(&jsNode{kind: jsBool, b: b}))
+		}
+	}
+	return c.or(alts...), nil
+}
+
+// negateBranches returns the branches of the complement of bs, or ok false
+// when some constraint's negation cannot be expressed.
+func (c *schemaCompiler) negateBranches(bs []*jsSchema, ptr string) ([]*jsSchema, bool, error) {
+	out := []*jsSchema{jsUniversal()}
+	for _, b := range bs {
+		neg, ok, err := c.negateBranch(b)
+		if err != nil || !ok {
+			return nil, ok, err
+		}
+		if out, err = c.product(out, neg, ptr); err != nil {
+			return nil, false, err
+		}
+		if len(out) == 0 {
+			break
+		}
+	}
+	return out, true, nil
+}
+
+// negateBranch returns the complement of one conjunctive branch as a union:
+// a value fails s when its type is not allowed, or when one constraint of
+// its type fails.
+func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
+	if len(s.issues) > 0 || len(s.unique) > 0 {
+		return nil, false, nil
+	}
+	var out []*jsSchema
+	typed := func(t jsTypes) *jsSchema {
+		x := jsUniversal()
+		x.types = t
+		x.ptr = s.ptr
+		out = append(out, x)
+		return x
+	}
+	if rest := jtAll &^ s.types; rest != 0 {
+		typed(rest)
+	}
+	T := s.types
+	if s.hasEnum {
+		x := typed(T)
+		x.notVals = append([]*jsNode(nil), s.enum...)
+	}
+	for _, v := range s.notVals {
+		x := typed(T)
+		x.hasEnum, x.enum, x.enumPtr = true, []*jsNode{v}, s.ptr
+	}
+	for _, n := range s.nots {
+		d, err := c.conjDNF(n, s.ptr)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, b := range d {
+			b = b.clone()
+			b.types &= T
+			if b.types != 0 {
+				out = append(out, b)
+			}
+		}
+	}
+	if T&jtString != 0 {
+		if s.minLen > 0 {
+			typed(jtString).maxLen = s.minLen - 1
+		}
+		if s.maxLen >= 0 {
+			typed(jtString).minLen = s.maxLen + 1
+		}
+		for _, p := range s.patterns {
+			typed(jtString).notPatterns = []jsLoc{p}
+		}
+		for _, p := range s.notPatterns {
+			typed(jtString).patterns = []jsLoc{p}
+		}
+		for _, f := range s.formats {
+			if _, known := jsFormats[f.val]; known {
+				return nil, false, nil
+			}
+		}
+	}
+	if T&jtNumber != 0 {
+		if s.lo != nil {
+			x := typed(T & jtNumber)
+			x.hi, x.hiEx = s.lo, !s.loEx
+		}
+		if s.hi != nil {
+			x := typed(T & jtNumber)
+			x.lo, x.loEx = s.hi, !s.hiEx
+		}
+		if len(s.mults) > 0 {
+			return nil, false, nil
+		}
+	}
+	if T&jtObject != 0 {
+		for _, p := range s.props {
+			if p.conj.isTrue() {
+				continue
+			}
+			x := typed(jtObject)
+			x.required = []string{p.name}
+			x.props = []jsProp{{p.name, jsConj{c.negation(p.conj)}}}
+		}
+		for _, r := range s.required {
+			typed(jtObject).props = []jsProp{{r, jsConj{c.falseNode}}}
+		}
+		for _, g := range s.groups {
+			if len(g.pats) > 0 || !g.addl.isTrue() {
+				return nil, false, nil
+			}
+		}
+		if !s.propNames.isTrue() {
+			return nil, false, nil
+		}
+		if s.minProps > 0 {
+			typed(jtObject).maxProps = s.minProps - 1
+		}
+		if s.maxProps >= 0 {
+			typed(jtObject).minProps = s.maxProps + 1
+		}
+	}
+	if T&jtArray != 0 {
+		for i, p := range s.prefix {
+			if p.isTrue() {
+				continue
+			}
+			x := typed(jtArray)
+			x.minItems = i + 1
+			x.prefix = make([]jsConj, i+1)
+			x.prefix[i] = jsConj{c.negation(p)}
+		}
+		if !s.items.isTrue() {
+			if len(s.prefix) > 0 {
+				return nil, false, nil
+			}
+			typed(jtArray).contains = []jsContains{{conj: jsConj{c.negation(s.items)}, min: 1, max: -1, ptr: s.ptr}}
+		}
+		for _, ct := range s.contains {
+			if ct.max >= 0 || ct.min > 1 {
+				return nil, false, nil
+			}
+			if ct.min == 0 {
+				continue
+			}
+			typed(jtArray).items = jsConj{c.negation(ct.conj)}
+		}
+		if s.minItems > 0 {
+			typed(jtArray).maxItems = s.minItems - 1
+		}
+		if s.maxItems >= 0 {
+			typed(jtArray).minItems = s.maxItems + 1
+		}
+	}
+	return out, true, nil
+}
+
+// disjointSets reports whether no value satisfies both a branch of a and a
+// branch of b, as far as cheap reasoning can prove.
+func (c *schemaCompiler) disjointSets(a, b []*jsSchema, depth int) (bool, error) {
+	for _, x := range a {
+		for _, y := range b {
+			ok, err := c.disjoint(x, y, depth)
+			if err != nil || !ok {
+				return false, err
+			}
+		}
+	}
+	return true, nil
+}
+
+func (c *schemaCompiler) disjoint(x, y *jsSchema, depth int) (bool, error) {
+	T := x.types & y.types
+	if T == 0 {
+		return true, nil
+	}
+	if depth > 4 {
+		return false, nil
+	}
+	for _, p := range [][2]*jsSchema{{x, y}, {y, x}} {
+		if p[0].hasEnum {
+			all := true
+			for _, v := range p[0].enum {
+				ok, err := c.validate(p[1], v)
+				if err != nil {
+					return false, nil
+				}
+				all = all && !ok
+			}
+			if all {
+				return true, nil
+			}
+		}
+	}
+	for _, t := range []jsTypes{jtNull, jtBool, jtInt, jtFrac, jtString, jtArray, jtObject} {
+		if T&t == 0 {
+			continue
+		}
+		ok, err := c.disjointIn(x, y, t, depth)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// disjointIn reports whether x and y share no value of type t.
+func (c *schemaCompiler) disjointIn(x, y *jsSchema, t jsTypes, depth int) (bool, error) {
+	switch t {
+	case jtString:
+		lo, hi := max(x.minLen, y.minLen), jsMinBound(x.maxLen, y.maxLen)
+		return hi >= 0 && lo > hi, nil
+	case jtInt, jtFrac:
+		lo, loEx := x.lo, x.loEx
+		if y.lo != nil && (lo == nil || y.lo.Cmp(lo) > 0 || y.lo.Cmp(lo) == 0 && y.loEx) {
+			lo, loEx = y.lo, y.loEx
+		}
+		hi, hiEx := x.hi, x.hiEx
+		if y.hi != nil && (hi == nil || y.hi.Cmp(hi) < 0 || y.hi.Cmp(hi) == 0 && y.hiEx) {
+			hi, hiEx = y.hi, y.hiEx
+		}
+		return lo != nil && hi != nil && (lo.Cmp(hi) > 0 || lo.Cmp(hi) == 0 && (loEx || hiEx)), nil
+	case jtArray:
+		lo, hi := max(x.minItems, y.minItems), jsMinBound(x.maxItems, y.maxItems)
+		return hi >= 0 && lo > hi, nil
+	case jtObject:
+		lo, hi := max(x.minProps, y.minProps), jsMinBound(x.maxProps, y.maxProps)
+		if hi >= 0 && lo > hi {
+			return true, nil
+		}
+		for _, p := range [][2]*jsSchema{{x, y}, {y, x}} {
+			for _, r := range p[0].required {
+				// Required on one side, forbidden on the other?
+				other, err := c.propConj(p[1], r)
+				if err != nil {
+					return false, err
+				}
+				if other.isFalse() {
+					return true, nil
+				}
+				if !p[1].isRequired(r) {
+					continue
+				}
+				mine, err := c.propConj(p[0], r)
+				if err != nil {
+					return false, err
+				}
+				if mine.isTrue() || other.isTrue() {
+					continue
+				}
+				a, err := c.conjDNF(mine, p[0].ptr)
+				if err != nil {
+					return false, nil
+				}
+				b, err := c.conjDNF(other, p[1].ptr)
+				if err != nil {
+					return false, nil
+				}
+				if len(a) == 0 || len(b) == 0 {
+					return true, nil
+				}
+				if ok, err := c.disjointSets(a, b, depth+1); err != nil || ok {
+					return ok, err
+				}
+			}
+		}
+	}
+	return false, nil
+}
+
+// propConj returns the schema s imposes on the value of property name.
+func (c *schemaCompiler) propConj(s *jsSchema, name string) (jsConj, error) {
+	if i := s.prop(name); i >= 0 {
+		return s.props[i].conj, nil
+	}
+	return c.groupConj(s, name)
+}

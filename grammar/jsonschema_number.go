@@ -1,0 +1,583 @@
+package grammar
+
+import (
+	"errors"
+	"math/big"
+	"regexp/syntax"
+	"strings"
+)
+
+// Numbers. Bounds become exact digit automata: a decimal string is in an
+// interval when its integer part is strictly inside the interval's integer
+// parts (any fraction), or equal to an end's integer part with a fraction on
+// the right side of that end's fraction, compared digit by digit. Integers
+// use the same construction without fractions. Bounded numbers are accepted
+// without exponent; unbounded ones in every JSON form. multipleOf is a
+// remainder automaton over the digits, intersected with the bounds.
+
+// Regex-tree constructors for the ASCII pieces of numbers.
+
+func jsReLit(s string) *syntax.Regexp {
+	if s == "" {
+		return &syntax.Regexp{Op: syntax.OpEmptyMatch}
+	}
+	return &syntax.Regexp{Op: syntax.OpLiteral, Rune: []rune(s)}
+}
+
+func jsReClass(lo, hi byte) *syntax.Regexp {
+	if lo == hi {
+		return jsReLit(string(lo))
+	}
+	return &syntax.Regexp{Op: syntax.OpCharClass, Rune: []rune{rune(lo), rune(hi)}}
+}
+
+func jsReDigits(min, max int) *syntax.Regexp {
+	return jsReRepeat(jsReClass('0', '9'), min, max)
+}
+
+func jsReRepeat(sub *syntax.Regexp, min, max int) *syntax.Regexp {
+	if min == 1 && max == 1 {
+		return sub
+	}
+	if min == 0 && max == 0 {
+		return jsReLit("")
+	}
+	return &syntax.Regexp{Op: syntax.OpRepeat, Min: min, Max: max, Sub: []*syntax.Regexp{sub}}
+}
+
+func jsReCat(subs ...*syntax.Regexp) *syntax.Regexp {
+	var out []*syntax.Regexp
+	for _, s := range subs {
+		switch s.Op {
+		case syntax.OpNoMatch:
+			return s
+		case syntax.OpEmptyMatch:
+			continue
+		}
+		out = append(out, s)
+	}
+	switch len(out) {
+	case 0:
+		return jsReLit("")
+	case 1:
+		return out[0]
+	}
+	return &syntax.Regexp{Op: syntax.OpConcat, Sub: out}
+}
+
+func jsReAlt(subs ...*syntax.Regexp) *syntax.Regexp {
+	var out []*syntax.Regexp
+	for _, s := range subs {
+		if s != nil && s.Op != syntax.OpNoMatch {
+			out = append(out, s)
+		}
+	}
+	switch len(out) {
+	case 0:
+		return &syntax.Regexp{Op: syntax.OpNoMatch}
+	case 1:
+		return out[0]
+	}
+	return &syntax.Regexp{Op: syntax.OpAlternate, Sub: out}
+}
+
+var jsReNone = &syntax.Regexp{Op: syntax.OpNoMatch}
+
+// jsUintRange matches the decimal spellings (no leading zeros) of the
+// integers in [a, b]; b == nil means no upper bound.
+func jsUintRange(a, b *big.Int) *syntax.Regexp {
+	if a.Sign() < 0 {
+		a = new(big.Int)
+	}
+	if b != nil && a.Cmp(b) > 0 {
+		return jsReNone
+	}
+	as := a.String()
+	var alts []*syntax.Regexp
+	maxLen := len(as)
+	if b != nil {
+		maxLen = len(b.String())
+	}
+	for l := len(as); l <= maxLen; l++ {
+		lo := as
+		if l > len(as) {
+			lo = "1" + strings.Repeat("0", l-1)
+		}
+		hi := strings.Repeat("9", l)
+		if b != nil && l == maxLen {
+			hi = b.String()
+		}
+		alts = append(alts, jsFixedRange(lo, hi))
+	}
+	if b == nil {
+		alts = append(alts, jsReCat(jsReClass('1', '9'), jsReDigits(len(as), -1)))
+	}
+	return jsReAlt(alts...)
+}
+
+// jsFixedRange matches the digit strings of len(lo) between lo and hi.
+func jsFixedRange(lo, hi string) *syntax.Regexp {
+	if lo == "" {
+		return jsReLit("")
+	}
+	if lo > hi {
+		return jsReNone
+	}
+	if lo[0] == hi[0] {
+		return jsReCat(jsReLit(lo[:1]), jsFixedRange(lo[1:], hi[1:]))
+	}
+	n := len(lo) - 1
+	if strings.Trim(lo[1:], "0") == "" && strings.Trim(hi[1:], "9") == "" {
+		return jsReCat(jsReClass(lo[0], hi[0]), jsReDigits(n, n))
+	}
+	alts := []*syntax.Regexp{jsReCat(jsReLit(lo[:1]), jsFixedRange(lo[1:], strings.Repeat("9", n)))}
+	if lo[0]+1 <= hi[0]-1 {
+		alts = append(alts, jsReCat(jsReClass(lo[0]+1, hi[0]-1), jsReDigits(n, n)))
+	}
+	alts = append(alts, jsReCat(jsReLit(hi[:1]), jsFixedRange(strings.Repeat("0", n), hi[1:])))
+	return jsReAlt(alts...)
+}
+
+// jsSplitDecimal returns the integer part and the fraction digits (without
+// trailing zeros) of a non-negative finite decimal.
+func jsSplitDecimal(r *big.Rat) (*big.Int, string, bool) {
+	ip := new(big.Int).Quo(r.Num(), r.Denom())
+	frac := new(big.Rat).Sub(r, new(big.Rat).SetInt(ip))
+	if frac.Sign() == 0 {
+		return ip, "", true
+	}
+	// A finite decimal has a denominator of the form 2^a 5^b.
+	d := new(big.Int).Set(frac.Denom())
+	k := 0
+	ten, two, five := big.NewInt(10), big.NewInt(2), big.NewInt(5)
+	for _, p := range []*big.Int{two, five} {
+		for new(big.Int).Rem(d, p).Sign() == 0 {
+			d.Quo(d, p)
+		}
+	}
+	if d.Cmp(big.NewInt(1)) != 0 {
+		return nil, "", false
+	}
+	pow := big.NewInt(1)
+	for new(big.Int).Rem(pow, frac.Denom()).Sign() != 0 {
+		pow.Mul(pow, ten)
+		k++
+	}
+	digits := new(big.Int).Quo(new(big.Int).Mul(frac.Num(), pow), frac.Denom()).String()
+	digits = strings.Repeat("0", k-len(digits)) + digits
+	return ip, strings.TrimRight(digits, "0"), true
+}
+
+// jsFraction matches the optional fraction part (\.[0-9]+)? whose value
+// 0.g lies on the right side of lo (when hasLo) and hi (when hasHi), lo and
+// hi being fraction digits without trailing zeros.
+func jsFraction(lo string, hasLo, loIncl bool, hi string, hasHi, hiIncl bool) *syntax.Regexp {
+	f := &jsFrac{lo, hi, loIncl, hiIncl}
+	var alts []*syntax.Regexp
+	if f.endOK(0, hasLo, hasHi) {
+		alts = append(alts, jsReLit(""))
+	}
+	alts = append(alts, jsReCat(jsReLit("."), f.rest(0, hasLo, hasHi, true)))
+	return jsReAlt(alts...)
+}
+
+type jsFrac struct {
+	lo, hi         string
+	loIncl, hiIncl bool
+}
+
+// endOK: may the fraction end before position i, every later digit being 0?
+func (f *jsFrac) endOK(i int, tl, th bool) bool {
+	if tl && (i < len(f.lo) || !f.loIncl) {
+		return false
+	}
+	if th && i >= len(f.hi) && !f.hiIncl {
+		return false
+	}
+	return true
+}
+
+// rest matches the fraction digits from position i on; tl (th) says the
+// digits so far equal lo's (hi's). first asks for at least one digit.
+func (f *jsFrac) rest(i int, tl, th, first bool) *syntax.Regexp {
+	minDigits := 0
+	if first {
+		minDigits = 1
+	}
+	if tl && i >= len(f.lo) && f.loIncl {
+		tl = false
+	}
+	if th && i >= len(f.hi) {
+		// Only zeros keep the value at most hi; equality needs hiIncl.
+		if !f.hiIncl || tl {
+			return jsReNone
+		}
+		return jsReRepeat(jsReLit("0"), minDigits, -1)
+	}
+	if !tl && !th {
+		return jsReDigits(minDigits, -1)
+	}
+	if tl && i >= len(f.lo) {
+		// Equal to lo so far, lo exclusive: a non-zero digit must follow.
+		return jsReCat(jsReRepeat(jsReLit("0"), 0, -1), jsReClass('1', '9'), jsReDigits(0, -1))
+	}
+	var alts []*syntax.Regexp
+	if !first && f.endOK(i, tl, th) {
+		alts = append(alts, jsReLit(""))
+	}
+	var l, h byte = '0', '9'
+	if tl {
+		l = f.lo[i]
+	}
+	if th {
+		h = f.hi[i]
+	}
+	freeLo, freeHi := byte('0'), byte('9')
+	if tl {
+		freeLo = l + 1
+	}
+	if th {
+		freeHi = h - 1
+	}
+	if freeLo <= freeHi {
+		alts = append(alts, jsReCat(jsReClass(freeLo, freeHi), jsReDigits(0, -1)))
+	}
+	switch {
+	case tl && th && l == h:
+		alts = append(alts, jsReCat(jsReLit(string(l)), f.rest(i+1, true, true, false)))
+	case tl && th && l > h:
+	default:
+		if tl {
+			alts = append(alts, jsReCat(jsReLit(string(l)), f.rest(i+1, true, false, false)))
+		}
+		if th {
+			alts = append(alts, jsReCat(jsReLit(string(h)), f.rest(i+1, false, true, false)))
+		}
+	}
+	return jsReAlt(alts...)
+}
+
+// jsMagnitude matches non-negative decimals (or integers when intOnly) in
+// the interval from a to b (b == nil: unbounded), no exponent.
+func jsMagnitude(a *big.Rat, aEx bool, b *big.Rat, bEx bool, intOnly bool) (*syntax.Regexp, bool) {
+	if b != nil && (a.Cmp(b) > 0 || a.Cmp(b) == 0 && (aEx || bEx)) {
+		return jsReNone, true
+	}
+	if intOnly {
+		lo := jsCeil(a)
+		if aEx && a.IsInt() {
+			lo.Add(lo, big.NewInt(1))
+		}
+		var hi *big.Int
+		if b != nil {
+			hi = jsFloor(b)
+			if bEx && b.IsInt() {
+				hi.Sub(hi, big.NewInt(1))
+			}
+		}
+		return jsUintRange(lo, hi), true
+	}
+	A, fa, ok1 := jsSplitDecimal(a)
+	if !ok1 {
+		return nil, false
+	}
+	if b == nil {
+		return jsReAlt(
+			jsReCat(jsReLit(A.String()), jsFraction(fa, true, !aEx, "", false, false)),
+			jsReCat(jsUintRange(new(big.Int).Add(A, big.NewInt(1)), nil), jsFraction("", false, false, "", false, false)),
+		), true
+	}
+	B, fb, ok2 := jsSplitDecimal(b)
+	if !ok2 {
+		return nil, false
+	}
+	if A.Cmp(B) == 0 {
+		return jsReCat(jsReLit(A.String()), jsFraction(fa, true, !aEx, fb, true, !bEx)), true
+	}
+	return jsReAlt(
+		jsReCat(jsReLit(A.String()), jsFraction(fa, true, !aEx, "", false, false)),
+		jsReCat(jsUintRange(new(big.Int).Add(A, big.NewInt(1)), new(big.Int).Sub(B, big.NewInt(1))), jsFraction("", false, false, "", false, false)),
+		jsReCat(jsReLit(B.String()), jsFraction("", false, false, fb, true, !bEx)),
+	), true
+}
+
+func jsFloor(r *big.Rat) *big.Int {
+	q, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+	if m.Sign() < 0 {
+		q.Sub(q, big.NewInt(1))
+	}
+	return q
+}
+
+func jsCeil(r *big.Rat) *big.Int {
+	f := jsFloor(r)
+	if !r.IsInt() {
+		f.Add(f, big.NewInt(1))
+	}
+	return f
+}
+
+// jsNumberRange matches the JSON numbers (integers when intOnly) in the
+// interval lo..hi (nil: unbounded), without exponent. ok is false when a
+// bound is not a finite decimal.
+func jsNumberRange(lo *big.Rat, loEx bool, hi *big.Rat, hiEx bool, intOnly bool) (*syntax.Regexp, bool) {
+	zero := new(big.Rat)
+	var alts []*syntax.Regexp
+	// Non-negative values.
+	if hi == nil || hi.Sign() >= 0 {
+		a, aEx := zero, false
+		if lo != nil && lo.Sign() >= 0 {
+			a, aEx = lo, loEx
+		}
+		m, ok := jsMagnitude(a, aEx, hi, hiEx, intOnly)
+		if !ok {
+			return nil, false
+		}
+		alts = append(alts, m)
+	}
+	// Negative values, as magnitudes.
+	if lo == nil || lo.Sign() < 0 {
+		a, aEx := zero, true
+		if hi != nil && hi.Sign() < 0 {
+			a, aEx = new(big.Rat).Neg(hi), hiEx
+		}
+		var b *big.Rat
+		bEx := false
+		if lo != nil {
+			b, bEx = new(big.Rat).Neg(lo), loEx
+		}
+		m, ok := jsMagnitude(a, aEx, b, bEx, intOnly)
+		if !ok {
+			return nil, false
+		}
+		alts = append(alts, jsReCat(jsReLit("-"), m))
+	}
+	return jsReAlt(alts...), true
+}
+
+// jsIntegerExpr matches any JSON integer.
+func jsIntegerExpr() *Expr {
+	return Cat(Rep(Lit("-"), 0, 1), Or(Lit("0"), Cat(Chars(false, RuneRange{'1', '9'}), Rep(Chars(false, RuneRange{'0', '9'}), 0, -1))))
+}
+
+// compileNumber compiles the number (and integer) type of a branch.
+func (c *schemaCompiler) compileNumber(s *jsSchema) (*Expr, error) {
+	intOnly := s.types&jtFrac == 0
+	mult, err := c.multiple(s)
+	if err != nil {
+		return nil, err
+	}
+	if mult != nil && mult.IsInt() {
+		intOnly = true
+	}
+	// Values excluded by not/enum split the interval.
+	type interval struct {
+		lo, hi     *big.Rat
+		loEx, hiEx bool
+	}
+	ivs := []interval{{s.lo, s.hi, s.loEx, s.hiEx}}
+	for _, v := range s.notVals {
+		if v.kind != jsNumber {
+			continue
+		}
+		x := v.num()
+		var next []interval
+		for _, iv := range ivs {
+			if iv.lo != nil && (x.Cmp(iv.lo) < 0 || x.Cmp(iv.lo) == 0 && iv.loEx) || iv.hi != nil && (x.Cmp(iv.hi) > 0 || x.Cmp(iv.hi) == 0 && iv.hiEx) {
+				next = append(next, iv)
+				continue
+			}
+			next = append(next, interval{iv.lo, x, iv.loEx, true}, interval{x, iv.hi, true, iv.hiEx})
+		}
+		ivs = next
+	}
+	if len(ivs) == 1 && ivs[0].lo == nil && ivs[0].hi == nil && mult == nil {
+		if intOnly {
+			return jsIntegerExpr(), nil
+		}
+		return jsNumberExpr(), nil
+	}
+	var alts []*syntax.Regexp
+	for _, iv := range ivs {
+		re, ok := jsNumberRange(iv.lo, iv.loEx, iv.hi, iv.hiEx, intOnly)
+		if !ok {
+			if err := c.unsupported(s.ptr, "minimum", "bounds that are not finite decimals cannot be enforced"); err != nil {
+				return nil, err
+			}
+			return jsNumberExpr(), nil
+		}
+		alts = append(alts, re)
+	}
+	re := jsReAlt(alts...)
+	if mult == nil {
+		return c.regexToExpr(re)
+	}
+	d, err := jsRegexDFA(re)
+	if err == nil {
+		var md *jsRDFA
+		if md, err = jsMultipleDFA(mult); err == nil {
+			d, err = d.intersect(md)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, errJSAutomatonSize) {
+			return nil, c.unsupported(s.multPtr, "multipleOf", "multipleOf %s needs more than %d automaton states", mult.RatString(), jsMaxDFAStates)
+		}
+		return nil, err
+	}
+	return c.dfaRules(d, "multiple")
+}
+
+// multiple returns the combined multipleOf of s (the least common multiple
+// of its values), or nil.
+func (c *schemaCompiler) multiple(s *jsSchema) (*big.Rat, error) {
+	if len(s.mults) == 0 {
+		return nil, nil
+	}
+	m := s.mults[0]
+	for _, x := range s.mults[1:] {
+		// lcm(a/b, c/d) = lcm(a, c) / gcd(b, d) in lowest terms.
+		num := new(big.Int).Mul(m.Num(), x.Num())
+		g := new(big.Int).GCD(nil, nil, m.Num(), x.Num())
+		num.Quo(num, g)
+		den := new(big.Int).GCD(nil, nil, m.Denom(), x.Denom())
+		m = new(big.Rat).SetFrac(num, den)
+	}
+	if m.Cmp(big.NewRat(1, 1)) == 0 || (s.types&jtFrac == 0 && m.IsInt() && m.Num().IsInt64() && m.Num().Int64() == 1) {
+		return big.NewRat(1, 1), nil
+	}
+	return m, nil
+}
+
+// jsMultipleDFA accepts signed decimal digit strings (optional '-', digits,
+// optional '.' and digits) whose value is a multiple of m, a finite decimal
+// P / 10^t: at most t significant fraction digits, and the digits read as
+// an integer scaled by 10^t divisible by P.
+func jsMultipleDFA(m *big.Rat) (*jsRDFA, error) {
+	ip, frac, ok := jsSplitDecimal(m)
+	if !ok {
+		return nil, errJSAutomatonSize
+	}
+	t := len(frac)
+	P := new(big.Int).Mul(ip, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t)), nil))
+	if t > 0 {
+		f, _ := new(big.Int).SetString(frac, 10)
+		P.Add(P, f)
+	}
+	if !P.IsInt64() || P.Int64()*int64(t+2) > jsMaxDFAStates {
+		return nil, errJSAutomatonSize
+	}
+	p := int(P.Int64())
+	// States: 0 start; 1 after '-'; then (phase, r): phase 0 integer digits,
+	// 1..t fraction digits read, t+1 zeros only (after t fraction digits).
+	id := func(phase, r int) int { return 2 + phase*p + r }
+	n := 2 + (t+2)*p
+	d := &jsRDFA{edges: make([][]jsREdge, n), accept: make([]bool, n)}
+	pow10 := func(k int) int {
+		x := 1
+		for range k {
+			x = x * 10 % p
+		}
+		return x
+	}
+	digit := func(from int, r int, phase int) {
+		for dg := 0; dg <= 9; dg++ {
+			d.edges[from] = append(d.edges[from], jsREdge{rune('0' + dg), rune('0' + dg), id(phase, (r*10+dg)%p)})
+		}
+	}
+	for _, s := range []int{0, 1} {
+		digit(s, 0, 0)
+	}
+	d.edges[0] = append([]jsREdge{{'-', '-', 1}}, d.edges[0]...)
+	for phase := 0; phase <= t+1; phase++ {
+		for r := 0; r < p; r++ {
+			s := id(phase, r)
+			switch {
+			case phase == 0:
+				d.accept[s] = r*pow10(t)%p == 0
+				if t > 0 {
+					d.edges[s] = append(d.edges[s], jsREdge{'.', '.', id(1, r)})
+					// "1." must be followed by a digit; the DFA for the
+					// number syntax checks that, this one only values.
+				} else {
+					d.edges[s] = append(d.edges[s], jsREdge{'.', '.', id(t+1, r)})
+				}
+				digit(s, r, 0)
+			case phase <= t:
+				// phase-1 fraction digits have been read after the '.'.
+				read := phase - 1
+				d.accept[s] = read > 0 && r*pow10(t-read)%p == 0
+				if read < t {
+					nextPhase := phase + 1
+					if read+1 == t {
+						nextPhase = t + 1
+					}
+					for dg := 0; dg <= 9; dg++ {
+						d.edges[s] = append(d.edges[s], jsREdge{rune('0' + dg), rune('0' + dg), id(nextPhase, (r*10+dg)%p)})
+					}
+				}
+			default:
+				d.accept[s] = r == 0
+				d.edges[s] = append(d.edges[s], jsREdge{'0', '0', s})
+			}
+		}
+	}
+	for i := range d.edges {
+		d.edges[i] = jsSortEdges(d.edges[i])
+	}
+	return d.minimize(), nil
+}
+
+func jsSortEdges(es []jsREdge) []jsREdge {
+	out := append([]jsREdge(nil), es...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].lo < out[j-1].lo; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// dfaRules emits an automaton as one rule per state (a right-linear
+// grammar): the fallback for automata that have no small regex, such as
+// remainders. It returns the expression calling the start state.
+func (c *schemaCompiler) dfaRules(d *jsRDFA, name string) (*Expr, error) {
+	if d.isEmpty() {
+		return nil, nil
+	}
+	if e, err := c.dfaExpr(d); err == nil && jsExprSize(e) <= 200 {
+		return e, nil
+	}
+	base := len(c.rules)
+	for range d.edges {
+		if _, err := c.newRule(name, Eps()); err != nil {
+			return nil, err
+		}
+	}
+	for s, es := range d.edges {
+		byTarget := map[int][]RuneRange{}
+		var targets []int
+		for _, e := range es {
+			if _, ok := byTarget[e.to]; !ok {
+				targets = append(targets, e.to)
+			}
+			byTarget[e.to] = append(byTarget[e.to], RuneRange{e.lo, e.hi})
+		}
+		var alts []*Expr
+		if d.accept[s] {
+			alts = append(alts, Eps())
+		}
+		for _, t := range targets {
+			alts = append(alts, c.cat(c.charSet(NormalizeRanges(byTarget[t])), Call(base+t)))
+		}
+		if err := c.count(len(alts) + 1); err != nil {
+			return nil, err
+		}
+		if len(alts) == 0 {
+			c.rules[base+s].Body = &Expr{Kind: Alt}
+			continue
+		}
+		c.rules[base+s].Body = Or(alts...)
+	}
+	return Call(base), nil
+}

@@ -1,0 +1,422 @@
+package grammar
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file translates ECMA-262 regular expressions (the dialect of JSON
+// Schema's pattern and patternProperties) into Go's regexp/syntax trees, and
+// those trees into grammar expressions over the JSON spelling of a string's
+// characters.
+
+// jsPattern is a translated pattern.
+type jsPattern struct {
+	re    *syntax.Regexp // parsed translation; anchors still in place
+	match *regexp.Regexp // for matching names and enum values
+	err   error
+}
+
+// pattern returns the translation of an ECMA-262 pattern, cached.
+func (c *schemaCompiler) pattern(loc jsLoc, kw string) (*jsPattern, error) {
+	p, ok := c.regexes[loc.val]
+	if !ok {
+		p = &jsPattern{}
+		src, err := jsTranslateECMA(loc.val)
+		if err == nil {
+			p.re, err = syntax.Parse(src, syntax.Perl)
+			if err == nil {
+				p.match, err = regexp.Compile(src)
+			}
+		}
+		p.err = err
+		c.regexes[loc.val] = p
+	}
+	if p.err != nil {
+		cause := ErrUnsupported
+		if _, ok := p.err.(*syntax.Error); ok {
+			cause = nil
+		}
+		return nil, c.errorf(loc.ptr, kw, cause, "pattern %q: %v", loc.val, p.err)
+	}
+	return p, nil
+}
+
+// patternMatch reports whether the pattern matches name (anywhere, as ECMA-262 does).
+func (c *schemaCompiler) patternMatch(loc jsLoc, name string) (bool, error) {
+	p, err := c.pattern(loc, "patternProperties")
+	if err != nil {
+		return false, err
+	}
+	return p.match.MatchString(name), nil
+}
+
+// jsECMASpace is ECMA-262's \s.
+const jsECMASpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+
+// jsTranslateECMA rewrites an ECMA-262 pattern into Go's syntax, keeping its
+// meaning: \s, \S and . get ECMA's definitions, \uXXXX, \u{X}, \cX, \0 and
+// identity escapes are spelled out, [^] and [] are translated, and named
+// groups get Go's spelling. Lookaround and backreferences are errors.
+func jsTranslateECMA(src string) (string, error) {
+	var b strings.Builder
+	inClass := false
+	classStart := false
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(src) {
+				return "", fmt.Errorf("trailing backslash")
+			}
+			e := src[i+1]
+			i += 2
+			switch e {
+			case 'd', 'D', 'w', 'W':
+				b.WriteByte('\\')
+				b.WriteByte(e)
+			case 's':
+				if inClass {
+					b.WriteString(jsECMASpace)
+				} else {
+					b.WriteString("[" + jsECMASpace + "]")
+				}
+			case 'S':
+				if inClass {
+					return "", fmt.Errorf(`\S inside a character class is not supported`)
+				}
+				b.WriteString("[^" + jsECMASpace + "]")
+			case 'b':
+				if inClass {
+					b.WriteString(`\x08`)
+				} else {
+					b.WriteString(`\b`)
+				}
+			case 'B':
+				b.WriteString(`\B`)
+			case 'f', 'n', 'r', 't':
+				b.WriteByte('\\')
+				b.WriteByte(e)
+			case 'v':
+				b.WriteString(`\x0B`)
+			case '0':
+				if i < len(src) && src[i] >= '0' && src[i] <= '9' {
+					return "", fmt.Errorf("octal escapes are not supported")
+				}
+				b.WriteString(`\x00`)
+			case 'c':
+				if i < len(src) && (src[i]|0x20 >= 'a' && src[i]|0x20 <= 'z') {
+					fmt.Fprintf(&b, `\x%02X`, src[i]%32)
+					i++
+				} else {
+					b.WriteString(`\\c`)
+				}
+			case 'x':
+				if i+2 <= len(src) && jsIsHex(src[i]) && jsIsHex(src[i+1]) {
+					b.WriteString(`\x` + src[i:i+2])
+					i += 2
+				} else {
+					b.WriteByte('x')
+				}
+			case 'u':
+				r, n := jsECMAUnicodeEscape(src[i:])
+				if n == 0 {
+					b.WriteByte('u')
+					break
+				}
+				i += n
+				if r >= 0xD800 && r <= 0xDBFF && strings.HasPrefix(src[i:], `\u`) {
+					if lo, m := jsECMAUnicodeEscape(src[i+2:]); m > 0 && lo >= 0xDC00 && lo <= 0xDFFF {
+						r = (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000
+						i += 2 + m
+					}
+				}
+				if r >= 0xD800 && r <= 0xDFFF {
+					return "", fmt.Errorf("lone surrogate \\u%04X", r)
+				}
+				fmt.Fprintf(&b, `\x{%X}`, r)
+			case 'p', 'P':
+				b.WriteByte('\\')
+				b.WriteByte(e)
+			case 'k':
+				return "", fmt.Errorf("backreferences are not supported")
+			default:
+				switch {
+				case e >= '1' && e <= '9':
+					return "", fmt.Errorf("backreferences are not supported")
+				case e < utf8.RuneSelf && (unicode.IsLetter(rune(e)) || unicode.IsDigit(rune(e))):
+					b.WriteByte(e) // identity escape
+				case e < utf8.RuneSelf:
+					b.WriteByte('\\')
+					b.WriteByte(e)
+				default:
+					r, n := utf8.DecodeRuneInString(src[i-1:])
+					b.WriteRune(r)
+					i += n - 1
+				}
+			}
+			classStart = false
+			continue
+		case inClass:
+			switch {
+			case c == ']' && !classStart:
+				inClass = false
+				b.WriteByte(']')
+			case c == '[':
+				b.WriteString(`\[`)
+			case c == ']':
+				b.WriteString(`\]`)
+			default:
+				b.WriteByte(c)
+			}
+			classStart = false
+			i++
+			continue
+		case c == '[':
+			switch {
+			case strings.HasPrefix(src[i:], "[^]"):
+				b.WriteString(`[\x{0}-\x{10FFFF}]`)
+				i += 3
+			case strings.HasPrefix(src[i:], "[]"):
+				b.WriteString(`[^\x{0}-\x{10FFFF}]`)
+				i += 2
+			case strings.HasPrefix(src[i:], "[^"):
+				b.WriteString("[^")
+				inClass, classStart = true, false
+				i += 2
+			default:
+				b.WriteByte('[')
+				inClass, classStart = true, false
+				i++
+			}
+			continue
+		case c == '.':
+			b.WriteString(`[^\n\r\x{2028}\x{2029}]`)
+		case c == '(':
+			switch {
+			case strings.HasPrefix(src[i:], "(?=") || strings.HasPrefix(src[i:], "(?!"):
+				return "", fmt.Errorf("lookahead is not supported")
+			case strings.HasPrefix(src[i:], "(?<=") || strings.HasPrefix(src[i:], "(?<!"):
+				return "", fmt.Errorf("lookbehind is not supported")
+			case strings.HasPrefix(src[i:], "(?<"):
+				b.WriteString("(?P<")
+				i += 3
+				continue
+			}
+			b.WriteByte(c)
+		default:
+			r, n := utf8.DecodeRuneInString(src[i:])
+			b.WriteRune(r)
+			i += n
+			continue
+		}
+		i++
+	}
+	if inClass {
+		return "", fmt.Errorf("missing closing ]")
+	}
+	return b.String(), nil
+}
+
+func jsIsHex(c byte) bool {
+	return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f'
+}
+
+// jsECMAUnicodeEscape reads the XXXX of \uXXXX or the {X...} of \u{X...}.
+func jsECMAUnicodeEscape(s string) (rune, int) {
+	if strings.HasPrefix(s, "{") {
+		end := strings.IndexByte(s, '}')
+		if end < 2 || end > 7 {
+			return 0, 0
+		}
+		v, err := strconv.ParseUint(s[1:end], 16, 32)
+		if err != nil || v > unicode.MaxRune {
+			return 0, 0
+		}
+		return rune(v), end + 1
+	}
+	if len(s) < 4 {
+		return 0, 0
+	}
+	v, err := strconv.ParseUint(s[:4], 16, 32)
+	if err != nil {
+		return 0, 0
+	}
+	return rune(v), 4
+}
+
+// jsSearch is a regex prepared for "matches somewhere": the alternatives of
+// its top level, each with the anchors at its ends removed and flags saying
+// whether it was anchored.
+type jsSearchAlt struct {
+	re         *syntax.Regexp
+	start, end bool
+}
+
+// jsSplitAnchors splits re into top-level alternatives with their anchors.
+func jsSplitAnchors(re *syntax.Regexp) ([]jsSearchAlt, error) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op == syntax.OpAlternate {
+		var out []jsSearchAlt
+		for _, s := range re.Sub {
+			a, err := jsSplitAnchors(s)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a...)
+		}
+		return out, nil
+	}
+	alt := jsSearchAlt{re: re}
+	if re.Op == syntax.OpBeginText || re.Op == syntax.OpBeginLine {
+		return []jsSearchAlt{{re: &syntax.Regexp{Op: syntax.OpEmptyMatch}, start: true}}, nil
+	}
+	if re.Op == syntax.OpEndText || re.Op == syntax.OpEndLine {
+		return []jsSearchAlt{{re: &syntax.Regexp{Op: syntax.OpEmptyMatch}, end: true}}, nil
+	}
+	if re.Op == syntax.OpConcat && len(re.Sub) > 0 {
+		subs := re.Sub
+		for len(subs) > 0 && (subs[0].Op == syntax.OpBeginText || subs[0].Op == syntax.OpBeginLine) {
+			alt.start = true
+			subs = subs[1:]
+		}
+		for len(subs) > 0 && (subs[len(subs)-1].Op == syntax.OpEndText || subs[len(subs)-1].Op == syntax.OpEndLine) {
+			alt.end = true
+			subs = subs[:len(subs)-1]
+		}
+		// ^(a|b)$ written with the group in the middle: unwrap a single
+		// capture holding anchors of its own.
+		if len(subs) == 1 && !alt.start && !alt.end {
+			return jsSplitAnchors(subs[0])
+		}
+		alt.re = &syntax.Regexp{Op: syntax.OpConcat, Sub: subs, Flags: re.Flags}
+		if len(subs) == 0 {
+			alt.re = &syntax.Regexp{Op: syntax.OpEmptyMatch}
+		}
+	}
+	return []jsSearchAlt{alt}, nil
+}
+
+// regexToExpr converts a regex (no anchors left) into an expression over the
+// canonical JSON spelling of the characters it matches.
+func (c *schemaCompiler) regexToExpr(re *syntax.Regexp) (*Expr, error) {
+	switch re.Op {
+	case syntax.OpNoMatch:
+		return nil, nil
+	case syntax.OpEmptyMatch:
+		return Eps(), nil
+	case syntax.OpLiteral:
+		var parts []*Expr
+		for _, r := range re.Rune {
+			if re.Flags&syntax.FoldCase != 0 {
+				parts = append(parts, c.charSet(jsFoldRanges(r)))
+			} else {
+				parts = append(parts, c.charSet([]RuneRange{{r, r}}))
+			}
+		}
+		return c.cat(parts...), nil
+	case syntax.OpCharClass:
+		var rs []RuneRange
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			rs = append(rs, RuneRange{re.Rune[i], re.Rune[i+1]})
+		}
+		return c.charSet(NormalizeRanges(rs)), nil
+	case syntax.OpAnyChar:
+		return c.charSet([]RuneRange{{0, maxRune}}), nil
+	case syntax.OpAnyCharNotNL:
+		return c.charSet([]RuneRange{{0, '\n' - 1}, {'\n' + 1, maxRune}}), nil
+	case syntax.OpCapture:
+		return c.regexToExpr(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		sub, err := c.regexToExpr(re.Sub[0])
+		if err != nil {
+			return nil, err
+		}
+		lo, hi := 0, -1
+		switch re.Op {
+		case syntax.OpPlus:
+			lo = 1
+		case syntax.OpQuest:
+			hi = 1
+		case syntax.OpRepeat:
+			lo, hi = re.Min, re.Max
+		}
+		if sub == nil {
+			return c.rep(nil, lo, hi), nil
+		}
+		return c.rep(sub, lo, hi), nil
+	case syntax.OpConcat:
+		parts := make([]*Expr, 0, len(re.Sub))
+		for _, s := range re.Sub {
+			e, err := c.regexToExpr(s)
+			if err != nil || e == nil {
+				return nil, err
+			}
+			parts = append(parts, e)
+		}
+		return c.cat(parts...), nil
+	case syntax.OpAlternate:
+		var alts []*Expr
+		for _, s := range re.Sub {
+			e, err := c.regexToExpr(s)
+			if err != nil {
+				return nil, err
+			}
+			alts = append(alts, e)
+		}
+		return c.or(alts...), nil
+	case syntax.OpBeginText, syntax.OpEndText, syntax.OpBeginLine, syntax.OpEndLine:
+		return nil, fmt.Errorf("anchors are only supported at the start and end of the pattern")
+	case syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return nil, fmt.Errorf(`word boundaries (\b, \B) are not supported`)
+	}
+	return nil, fmt.Errorf("unsupported regex construct %v", re.Op)
+}
+
+func jsFoldRanges(r rune) []RuneRange {
+	rs := []RuneRange{{r, r}}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		rs = append(rs, RuneRange{f, f})
+	}
+	return NormalizeRanges(rs)
+}
+
+// patternExpr returns the expression for the contents of a string (between
+// the quotes) that the ECMA-262 pattern matches somewhere.
+func (c *schemaCompiler) patternExpr(loc jsLoc, kw string) (*Expr, error) {
+	p, err := c.pattern(loc, kw)
+	if err != nil {
+		return nil, err
+	}
+	alts, err := jsSplitAnchors(p.re)
+	if err != nil {
+		return nil, c.errorf(loc.ptr, kw, ErrUnsupported, "pattern %q: %v", loc.val, err)
+	}
+	anyStr := Rep(c.charSet([]RuneRange{{0, maxRune}}), 0, -1)
+	var out []*Expr
+	for _, a := range alts {
+		e, err := c.regexToExpr(a.re)
+		if err != nil {
+			return nil, c.errorf(loc.ptr, kw, ErrUnsupported, "pattern %q: %v", loc.val, err)
+		}
+		if e == nil {
+			continue
+		}
+		parts := []*Expr{e}
+		if !a.start {
+			parts = append([]*Expr{anyStr}, parts...)
+		}
+		if !a.end {
+			parts = append(parts, anyStr)
+		}
+		out = append(out, c.cat(parts...))
+	}
+	return c.or(out...), nil
+}
