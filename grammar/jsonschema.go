@@ -1,10 +1,8 @@
 package grammar
 
 import (
-	"errors"
 	"fmt"
 	"regexp/syntax"
-	"sort"
 	"strings"
 )
 
@@ -700,15 +698,3 @@ func (c *schemaCompiler) compileEnum(s *jsSchema) (*Expr, error) {
 	}
 	return c.or(alts...), nil
 }
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-var errJSNoValue = errors.New("no value")

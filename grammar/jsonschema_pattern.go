@@ -387,36 +387,3 @@ func jsFoldRanges(r rune) []RuneRange {
 	}
 	return NormalizeRanges(rs)
 }
-
-// patternExpr returns the expression for the contents of a string (between
-// the quotes) that the ECMA-262 pattern matches somewhere.
-func (c *schemaCompiler) patternExpr(loc jsLoc, kw string) (*Expr, error) {
-	p, err := c.pattern(loc, kw)
-	if err != nil {
-		return nil, err
-	}
-	alts, err := jsSplitAnchors(p.re)
-	if err != nil {
-		return nil, c.errorf(loc.ptr, kw, ErrUnsupported, "pattern %q: %v", loc.val, err)
-	}
-	anyStr := Rep(c.charSet([]RuneRange{{0, maxRune}}), 0, -1)
-	var out []*Expr
-	for _, a := range alts {
-		e, err := c.regexToExpr(a.re)
-		if err != nil {
-			return nil, c.errorf(loc.ptr, kw, ErrUnsupported, "pattern %q: %v", loc.val, err)
-		}
-		if e == nil {
-			continue
-		}
-		parts := []*Expr{e}
-		if !a.start {
-			parts = append([]*Expr{anyStr}, parts...)
-		}
-		if !a.end {
-			parts = append(parts, anyStr)
-		}
-		out = append(out, c.cat(parts...))
-	}
-	return c.or(out...), nil
-}
