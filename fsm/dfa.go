@@ -14,13 +14,13 @@ type Call struct{ Sym, To int32 }
 // A DFA is not modified by its methods, so it is safe for concurrent use once
 // built; ComputeForced is the exception and must run before sharing.
 type DFA struct {
-	Start      int32      // the start state, -1 if the language is empty
-	Final      []bool     // per state: accepting
-	Classes    [256]uint8 // byte -> class index
-	NumClasses int        // number of byte classes, at least 1
-	Trans      []int32    // Trans[s*NumClasses+class]: next state, or -1
-	Calls      [][]Call   // per state: symbol edges sorted by Sym, one per symbol
-	forced     [][]byte   // per state: ForcedBytes, once ComputeForced ran
+	Start      int32        // the start state, -1 if the language is empty
+	Final      []bool       // per state: accepting
+	Classes    [256]uint8   // byte -> class index
+	NumClasses int          // number of byte classes, at least 1
+	Trans      []int32      // Trans[s*NumClasses+class]: next state, or -1
+	Calls      [][]Call     // per state: symbol edges sorted by Sym, one per symbol
+	forced     *forcedTable // ForcedBytes, once ComputeForced ran
 }
 
 // NumStates returns the number of states.

@@ -6,45 +6,62 @@ package fsm
 // that can still reach a final state (through bytes or symbols), that byte is
 // taken. It is empty when s is final, has symbol edges, branches, or is -1.
 //
-// After ComputeForced (Minimize and Trim call it) the result is a look-up into
-// a table built once, sharing storage between states: it must not be modified.
-// Before, each call computes the table anew.
+// On the DFAs Minimize and Trim return, and after ComputeForced, the result is
+// a look-up into a table built once, sharing storage between states: it must
+// not be modified. Otherwise each call computes the table anew.
 func (d *DFA) ForcedBytes(s int32) []byte {
 	if s < 0 || int(s) >= d.NumStates() {
 		return nil
 	}
-	if d.forced != nil {
-		return d.forced[s]
+	if d.forced == nil {
+		w := getWorkspace()
+		defer w.put()
+		w.load(d, nil)
+		return w.forcedTable(d, w.coReachable(d, nil)).bytes(s)
 	}
-	w := getWorkspace()
-	defer w.put()
-	return w.forcedTable(d, w.coReachable(d, nil, nil))[s]
+	return d.forced.bytes(s)
 }
 
-// ComputeForced builds the table that ForcedBytes reads. It modifies d, so it
-// must run before d is shared between goroutines; Minimize and Trim return
-// DFAs that have it already.
+// forcedTable holds ForcedBytes for every state: state s has
+// buf[span[2s]:span[2s+1]]. States on one chain share the suffixes of one
+// string.
+type forcedTable struct {
+	buf  []byte
+	span []int32
+}
+
+func (f *forcedTable) bytes(s int32) []byte {
+	lo, hi := f.span[2*s], f.span[2*s+1]
+	return f.buf[lo:hi:hi]
+}
+
+// ComputeForced builds the table that ForcedBytes reads, for DFAs that do not
+// come from Minimize or Trim (which have it already). It modifies d, so it
+// must run before d is shared between goroutines, and after the last change
+// to d's fields.
 func (d *DFA) ComputeForced() {
 	if d.forced == nil {
 		w := getWorkspace()
 		defer w.put()
-		d.forced = w.forcedTable(d, w.coReachable(d, nil, nil))
+		w.load(d, nil)
+		d.forced = w.forcedTable(d, w.coReachable(d, nil))
 	}
 }
 
 // forcedTable builds the ForcedBytes table; live says which states can reach
 // a final state, nil if all can.
-func (w *workspace) forcedTable(d *DFA, live []bool) [][]byte {
+func (w *workspace) forcedTable(d *DFA, live []bool) *forcedTable {
 	n, k := d.NumStates(), d.NumClasses
 	isLive := func(s int32) bool { return live == nil || live[s] }
 
-	// The number of bytes in each class, and one of them.
-	var size [256]int32
+	// Per class, whether it has one byte, and a byte of it.
+	var many [256]bool
 	var member [256]byte
-	for b := 255; b >= 0; b-- {
+	var seen [256]bool
+	for b := range 256 {
 		c := d.Classes[b]
-		size[c]++
-		member[c] = byte(b)
+		many[c] = seen[c]
+		seen[c], member[c] = true, byte(b)
 	}
 
 	// next[s] is the one live successor of a forcing state, by its byte;
@@ -57,10 +74,13 @@ func (w *workspace) forcedTable(d *DFA, live []bool) [][]byte {
 		if !isLive(int32(s)) || d.Final[s] || len(d.Calls[s]) > 0 {
 			continue
 		}
-		count, t := int32(0), int32(-1)
+		count, t := 0, int32(-1)
 		for c, u := range d.Trans[s*k : (s+1)*k] {
 			if u >= 0 && isLive(u) {
-				count += size[c]
+				count++
+				if many[c] {
+					count++
+				}
 				t, by[s] = u, member[c]
 			}
 		}
@@ -101,23 +121,23 @@ func (w *workspace) forcedTable(d *DFA, live []bool) [][]byte {
 			total += int(length[s])
 		}
 	}
-	table := make([][]byte, n)
+	f := &forcedTable{span: make([]int32, 2*n)}
 	if total == 0 {
-		return table
+		return f
 	}
-	arena := make([]byte, 0, total)
+	f.buf = make([]byte, 0, total)
 	for s := range n {
 		if !heads[s] {
 			continue
 		}
-		at := len(arena)
+		at := int32(len(f.buf))
 		for u := int32(s); next[u] >= 0; u = next[u] {
-			arena = append(arena, by[u])
+			f.buf = append(f.buf, by[u])
 		}
-		end := len(arena)
-		for u, i := int32(s), at; next[u] >= 0 && table[u] == nil; u, i = next[u], i+1 {
-			table[u] = arena[i:end:end]
+		end := int32(len(f.buf))
+		for u, i := int32(s), at; next[u] >= 0 && f.span[2*u+1] == 0; u, i = next[u], i+1 {
+			f.span[2*u], f.span[2*u+1] = i, end
 		}
 	}
-	return table
+	return f
 }

@@ -54,7 +54,7 @@ func oracle(t testing.TB, pattern string) func(string) bool {
 // equivalent reports whether state p of a and state q of b accept the same
 // strings of bytes and symbols; -1 stands for the dead state.
 func equivalent(a *DFA, p int32, b *DFA, q int32) bool {
-	liveA, liveB := new(workspace).coReachable(a, nil, nil), new(workspace).coReachable(b, nil, nil)
+	liveA, liveB := coReachable(a), coReachable(b)
 	norm := func(d *DFA, live []bool, s int32) int32 {
 		if s < 0 || !live[s] {
 			return -1
@@ -108,6 +108,13 @@ func equivalent(a *DFA, p int32, b *DFA, q int32) bool {
 		}
 	}
 	return true
+}
+
+// coReachable returns, per state of d, whether it can reach a final state.
+func coReachable(d *DFA) []bool {
+	w := new(workspace)
+	w.load(d, nil)
+	return w.coReachable(d, nil)
 }
 
 // checkWellFormed checks the structural invariants of a DFA.

@@ -85,7 +85,7 @@ func sample(rng *rand.Rand, d *DFA) (string, bool) {
 
 // forcedByDefinition follows the definition of ForcedBytes step by step.
 func forcedByDefinition(d *DFA, s int32) string {
-	live := new(workspace).coReachable(d, nil, nil)
+	live := coReachable(d)
 	var out []byte
 	for s >= 0 && live[s] && !d.Final[s] && len(d.Calls[s]) == 0 {
 		count, next, by := 0, int32(-1), byte(0)

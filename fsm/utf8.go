@@ -12,10 +12,12 @@ import (
 // trailing odd element is ignored. Surrogates (U+D800 to U+DFFF), which UTF-8
 // cannot encode, and values outside [0, U+10FFFF] never match.
 //
-// The edges form a small acyclic automaton: the class is split into byte-range
-// sequences (such as [E1-EC][80-BF][80-BF]), which are added in order sharing
-// common prefixes, and intermediate states with identical outgoing edges are
-// shared, so large classes such as \p{L} or [^"] stay compact.
+// The edges form an acyclic automaton, in practice the minimal one of the
+// class (Minimize finds nothing to merge in it): the class is split into
+// byte-range sequences (such as [E1-EC][80-BF][80-BF]), which are added in
+// order sharing common prefixes, and intermediate states with identical
+// outgoing edges are shared, so large classes such as \p{L} or [^"] stay
+// compact.
 func (n *NFA) Runes(from, to int, pairs []rune) {
 	n.check(from, to)
 	b := utf8BuilderPool.Get().(*utf8Builder)
@@ -42,8 +44,8 @@ func (n *NFA) Runes(from, to int, pairs []rune) {
 
 type runeRange struct{ lo, hi rune }
 
-// normalizeRunes appends to rs the ranges of pairs clipped to [0, MaxRune],
-// sorted and merged.
+// normalizeRunes returns the ranges of pairs clipped to [0, MaxRune], sorted
+// and merged, in the storage of rs (which must be empty).
 func normalizeRunes(rs []runeRange, pairs []rune) []runeRange {
 	for i := 0; i+1 < len(pairs); i += 2 {
 		lo, hi := max(pairs[i], 0), min(pairs[i+1], utf8.MaxRune)
