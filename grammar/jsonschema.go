@@ -6,6 +6,38 @@ import (
 	"strings"
 )
 
+// The JSON Schema front-end, file by file:
+//
+//   - jsonschema_doc.go reads the schema with gjson into a tree that keeps
+//     object keys in document order, registers $id, $anchor and
+//     $dynamicAnchor resources, hashes every subschema (annotations left
+//     out) and resolves $ref: URIs, anchors, JSON pointers with ~0 ~1 and
+//     percent escapes, remote documents through SchemaOptions.LoadRef.
+//   - jsonschema_keywords.go and jsonschema_dnf.go normalize a subschema
+//     into branches: a disjunction of plain conjunctive records (jsSchema).
+//     $ref, allOf, anyOf, oneOf, not, if/then/else and dependencies are
+//     distributed over the node's own keywords, and what they combine is
+//     intersected (merge). Subschemas below a branch stay unnormalized
+//     until their own rule is compiled, which keeps recursion finite.
+//   - jsonschema_not.go pushes negation down to constraints that can be
+//     negated, proves oneOf alternatives disjoint, and evaluates schemas
+//     on constant values (enum and const are filtered by the rest of their
+//     schema).
+//   - jsonschema.go (this file) turns normalized subschemas into rules: one
+//     rule per distinct normalized subschema, shared by every place that
+//     uses it. jsonschema_object.go, _array.go, _string.go, _number.go
+//     compile the types; jsonschema_pattern.go translates ECMA-262
+//     patterns; jsonschema_automaton.go holds small automata over code
+//     points for what one regex cannot say (pattern and length together,
+//     not pattern, keys that are not declared names, patternProperties
+//     regions) and turns them back into expressions.
+//
+// Rules stay small because the compiler determinizes each rule body on its
+// own: strings and numbers are single rules with character classes inside,
+// escape sequences and long counted repetitions are rules of their own, and
+// the separator automaton of large objects is split into rules every few
+// properties.
+
 // PropertyOrder says in which order an object's declared properties may appear.
 type PropertyOrder uint8
 
@@ -118,18 +150,20 @@ func (w Warning) String() string { return w.Pointer + ": " + w.Msg }
 func FromJSONSchema(schema []byte, opts SchemaOptions) (*Grammar, []Warning, error) {
 	opts.setDefaults()
 	c := &schemaCompiler{
-		opts:     opts,
-		ruleOf:   map[string]int{},
-		conjRule: map[string]int{},
-		dnfMemo:  map[int][]*jsSchema{},
-		inDNF:    map[int]bool{},
-		names:    map[string]int{},
-		charMemo: map[string]*Expr{},
-		regexes:  map[string]*jsPattern{},
-		negNodes: map[string]*jsNode{},
+		opts:       opts,
+		ruleOf:     map[string]int{},
+		conjRule:   map[string]int{},
+		dnfMemo:    map[int][]*jsSchema{},
+		inDNF:      map[int]bool{},
+		names:      map[string]int{},
+		charMemo:   map[string]*Expr{},
+		regexes:    map[string]*jsPattern{},
+		negNodes:   map[string]*jsNode{},
+		keyRules:   map[string]int{},
+		escRules:   map[string]int{},
+		chunkRules: map[*Expr]int{},
 	}
 	c.ix = &schemaIndex{c: c, docs: map[string]*jsDoc{}, resources: map[string]*jsNode{}, anchors: map[string]*jsNode{}}
-	c.trueNode = &jsNode{kind: jsBool, b: true, key: "true", id: -1}
 	c.falseNode = &jsNode{kind: jsBool, key: "false", id: -2}
 	g, err := c.compile(schema)
 	if err != nil {
@@ -149,12 +183,16 @@ type schemaCompiler struct {
 	conjRule map[string]int // conjunction key -> rule (-1: empty language)
 	names    map[string]int
 
-	dnfMemo  map[int][]*jsSchema // node id -> its branches
-	inDNF    map[int]bool
-	synth    int // synthetic node ids, counting down from -3
-	negNodes map[string]*jsNode
+	dnfMemo    map[int][]*jsSchema // node id -> its branches
+	inDNF      map[int]bool
+	synth      int // synthetic node ids, counting down from -3
+	negNodes   map[string]*jsNode
+	negAt      jsLoc          // the keyword (val) and pointer of the negation being built
+	keyRules   map[string]int // key language -> rule of the quoted key
+	escRules   map[string]int // escape sequences -> rule
+	chunkRules map[*Expr]int  // repeated expression -> rule of 64 of them
 
-	trueNode, falseNode *jsNode
+	falseNode *jsNode
 
 	ws       *Expr
 	anyValue int // rule of any JSON value, -1 until made
@@ -169,11 +207,6 @@ func (c *schemaCompiler) compile(schema []byte) (*Grammar, error) {
 	doc, err := c.ix.parse(schema, jsDefaultBase, "")
 	if err != nil {
 		return nil, err
-	}
-	if r := doc.root; r.kind == jsObject {
-		if id := r.get("$id"); id != nil && id.kind == jsString && c.ix.resources[r.base] == nil {
-			c.ix.resources[r.base] = r
-		}
 	}
 	c.ix.resources[jsDefaultBase] = doc.root
 	c.anyValue, c.anyStr = -1, -1
@@ -190,11 +223,70 @@ func (c *schemaCompiler) compile(schema []byte) (*Grammar, error) {
 	if root < 0 {
 		return nil, c.errorf("", "", nil, "the schema accepts no value")
 	}
-	g := &Grammar{Rules: c.rules, Root: root}
+	g := jsPrune(&Grammar{Rules: c.rules, Root: root})
 	if err := g.Validate(); err != nil {
 		return nil, &Error{Source: "jsonschema", Msg: err.Error(), Err: err}
 	}
 	return g, nil
+}
+
+// jsPrune drops the rules the root cannot reach (rules made for branches
+// that turned out empty, shared helpers nobody used) and renumbers the rest.
+func jsPrune(g *Grammar) *Grammar {
+	reach := make([]bool, len(g.Rules))
+	var visit func(e *Expr)
+	stack := []int{g.Root}
+	reach[g.Root] = true
+	visit = func(e *Expr) {
+		if e.Kind == Ref && !reach[e.Rule] {
+			reach[e.Rule] = true
+			stack = append(stack, e.Rule)
+		}
+		for _, s := range e.Subs {
+			visit(s)
+		}
+	}
+	for len(stack) > 0 {
+		r := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		visit(g.Rules[r].Body)
+	}
+	index := make([]int, len(g.Rules))
+	out := &Grammar{}
+	for i, r := range g.Rules {
+		index[i] = -1
+		if reach[i] {
+			index[i] = len(out.Rules)
+			out.Rules = append(out.Rules, r)
+		}
+	}
+	if len(out.Rules) == len(g.Rules) {
+		return g
+	}
+	out.Root = index[g.Root]
+	copied := map[*Expr]*Expr{}
+	var rewrite func(e *Expr) *Expr
+	rewrite = func(e *Expr) *Expr {
+		if d, ok := copied[e]; ok {
+			return d
+		}
+		d := *e
+		if e.Kind == Ref {
+			d.Rule = index[e.Rule]
+		}
+		if len(e.Subs) > 0 {
+			d.Subs = make([]*Expr, len(e.Subs))
+			for i, s := range e.Subs {
+				d.Subs[i] = rewrite(s)
+			}
+		}
+		copied[e] = &d
+		return &d
+	}
+	for i := range out.Rules {
+		out.Rules[i].Body = rewrite(out.Rules[i].Body)
+	}
+	return out
 }
 
 func jsKindName(k jsKind) string {
@@ -241,11 +333,16 @@ func (c *schemaCompiler) warn(ptr, kw, format string, args ...any) {
 	c.warnings = append(c.warnings, Warning{Pointer: p, Keyword: kw, Msg: kw + ": " + fmt.Sprintf(format, args...)})
 }
 
-// newRule appends a rule with a name made unique and returns its index.
+// newRule appends a rule, within the MaxRules limit, and returns its index.
 func (c *schemaCompiler) newRule(name string, body *Expr) (int, error) {
 	if len(c.rules) >= c.opts.MaxRules {
 		return 0, c.limitf("", "", "the grammar needs more than %d rules", c.opts.MaxRules)
 	}
+	return c.addRule(name, body), nil
+}
+
+// addRule appends a rule with a name made unique and returns its index.
+func (c *schemaCompiler) addRule(name string, body *Expr) int {
 	if n := c.names[name]; n > 0 {
 		c.names[name] = n + 1
 		name = fmt.Sprintf("%s-%d", name, n+1)
@@ -253,7 +350,7 @@ func (c *schemaCompiler) newRule(name string, body *Expr) (int, error) {
 		c.names[name] = 1
 	}
 	c.rules = append(c.rules, Rule{Name: name, Body: body})
-	return len(c.rules) - 1, nil
+	return len(c.rules) - 1
 }
 
 // jsRuleName turns a JSON pointer into a rule name.
@@ -509,9 +606,13 @@ func (c *schemaCompiler) bigRepeat(e *Expr, lo, hi int, name string) (*Expr, err
 		return c.rep(e, lo, hi), nil
 	}
 	const chunk = 64
-	x, err := c.newRule(name+"-chunk", Rep(e, chunk, chunk))
-	if err != nil {
-		return nil, err
+	x, ok := c.chunkRules[e]
+	if !ok {
+		var err error
+		if x, err = c.newRule(name+"-chunk", Rep(e, chunk, chunk)); err != nil {
+			return nil, err
+		}
+		c.chunkRules[e] = x
 	}
 	X := Call(x)
 	// The fixed part: lo = a*chunk + b.

@@ -58,7 +58,7 @@ func (c *schemaCompiler) compileArray(s *jsSchema) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if list == nil && minI > 0 {
+		if list == nil && (minI > 0 || s.containsRequired()) {
 			return nil, nil
 		}
 	} else {
@@ -141,6 +141,11 @@ func (c *schemaCompiler) arrayList(prefix []*Expr, rest *Expr, minI, maxI int, s
 // arrayContains handles contains (with minContains) for arrays without
 // prefixItems and without bounds other than what the contains counts imply.
 func (c *schemaCompiler) arrayContains(s *jsSchema, prefix []*Expr, rest *Expr, minI, maxI int, sep *Expr) (*Expr, error) {
+	if len(s.contains) > 1 && len(prefix) == 0 && rest != nil && minI <= 1 && maxI < 0 {
+		if e, ok, err := c.arrayContainsAll(s, rest, sep); err != nil || ok {
+			return e, err
+		}
+	}
 	if len(s.contains) > 1 || len(prefix) > 0 || rest == nil {
 		if err := c.unsupported(s.contains[0].ptr, "contains", "contains together with prefixItems, items false or another contains cannot be enforced"); err != nil {
 			return nil, err
@@ -148,33 +153,131 @@ func (c *schemaCompiler) arrayContains(s *jsSchema, prefix []*Expr, rest *Expr, 
 		return c.arrayList(prefix, rest, max(minI, 1), maxI, sep)
 	}
 	ct := s.contains[0]
-	if ct.max >= 0 {
-		if err := c.unsupported(ct.ptr, "maxContains", "maxContains cannot be enforced"); err != nil {
-			return nil, err
-		}
+	k, m := ct.min, ct.max
+	if m >= 0 && m < k {
+		return nil, nil
 	}
-	k := ct.min
-	if k == 0 {
-		return c.arrayList(nil, rest, max(minI, 1), maxI, sep)
-	}
-	if minI > k || maxI >= 0 {
+	if minI > max(k, 1) || maxI >= 0 {
 		if err := c.unsupported(ct.ptr, "contains", "contains together with minItems/maxItems cannot be enforced"); err != nil {
 			return nil, err
 		}
 	}
-	if k > 64 {
-		return nil, c.limitf(ct.ptr, "minContains", "%d is above the limit of 64", k)
+	if k > c.opts.MaxRepeat || m > c.opts.MaxRepeat {
+		return nil, c.limitf(ct.ptr, "minContains", "a count above the limit of %d", c.opts.MaxRepeat)
 	}
-	both, err := c.valueRef(s.items.and(ct.conj...), jsRuleName(ct.ptr+"/contains"))
-	if err != nil || both == nil {
+	// Elements are C (items and contains) or N (items, and not contains
+	// when maxContains counts them; any item otherwise). Lists with k to m
+	// C elements: N* (C N*){k,m}, written with separators before each
+	// element but the first.
+	C, err := c.valueRef(s.items.and(ct.conj...), jsRuleName(ct.ptr+"/contains"))
+	if err != nil {
 		return nil, err
 	}
-	// (I ,)* C ( , (I ,)* C ){k-1} ( , I )*
-	pre := Rep(c.cat(rest, sep), 0, -1)
-	parts := []*Expr{pre, both}
-	for i := 1; i < k; i++ {
-		parts = append(parts, sep, pre, both)
+	N := rest
+	if m >= 0 {
+		if N, err = c.valueRef(s.items.and(c.negation(ct.conj)), jsRuleName(ct.ptr+"/not-contains")); err != nil {
+			return nil, err
+		}
 	}
-	parts = append(parts, Rep(c.cat(sep, rest), 0, -1))
-	return c.cat(parts...), nil
+	tail := func(a, b int) (*Expr, error) {
+		if b >= 0 && b < a {
+			return nil, nil
+		}
+		sn := c.rep(c.cat(sep, N), 0, -1)
+		if N == nil {
+			sn = Eps()
+		}
+		reps, err := c.bigRepeat(c.cat(c.cat(sep, C), sn), a, b, "contains")
+		if err != nil {
+			return nil, err
+		}
+		return c.cat(sn, reps), nil
+	}
+	var alts []*Expr
+	if N != nil {
+		t, err := tail(k, m)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, c.cat(N, t))
+	}
+	if C != nil && m != 0 {
+		b := -1
+		if m > 0 {
+			b = m - 1
+		}
+		t, err := tail(max(k-1, 0), b)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, c.cat(C, t))
+	}
+	return c.or(alts...), nil
+}
+
+// arrayContainsAll handles several contains, each asking for at least one
+// element (what negating items of oneOf alternatives gives): one rule per
+// set of contains already satisfied, each element moving to a larger set.
+// ok is false when a count other than "at least one" is asked for.
+func (c *schemaCompiler) arrayContainsAll(s *jsSchema, rest, sep *Expr) (*Expr, bool, error) {
+	var cts []jsContains
+	for _, ct := range s.contains {
+		switch {
+		case ct.max >= 0 || ct.min > 1:
+			return nil, false, nil
+		case ct.min == 1:
+			cts = append(cts, ct)
+		}
+	}
+	if len(cts) > 3 {
+		return nil, false, nil
+	}
+	full := 1<<len(cts) - 1
+	// Elements matching the contains of each non-empty subset.
+	elems := make([]*Expr, full+1)
+	elems[0] = rest
+	for set := 1; set <= full; set++ {
+		cj := s.items
+		for i, ct := range cts {
+			if set&(1<<i) != 0 {
+				cj = cj.and(ct.conj...)
+			}
+		}
+		e, err := c.valueRef(cj, jsRuleName(s.ptr+"/contains"))
+		if err != nil {
+			return nil, false, err
+		}
+		elems[set] = e
+	}
+	rules := make([]int, full+1)
+	for st := range rules {
+		r, err := c.newRule(jsRuleName(s.ptr)+"-contains", Eps())
+		if err != nil {
+			return nil, false, err
+		}
+		rules[st] = r
+	}
+	// Rule st: the rest of the list after an element, the contains in st
+	// satisfied so far.
+	step := func(st int, lead *Expr) []*Expr {
+		var alts []*Expr
+		for set, e := range elems {
+			if e != nil {
+				alts = append(alts, c.cat(lead, e, Call(rules[st|set])))
+			}
+		}
+		return alts
+	}
+	for st := 0; st <= full; st++ {
+		alts := step(st, sep)
+		if st == full {
+			alts = append(alts, Eps())
+		}
+		body := c.or(alts...)
+		if body == nil {
+			body = &Expr{Kind: Alt}
+		}
+		c.rules[rules[st]].Body = body
+	}
+	return c.or(step(0, Eps())...), true, nil
 }

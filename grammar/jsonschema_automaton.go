@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"regexp/syntax"
@@ -270,6 +271,21 @@ func jsSegments(edges []jsREdge) []RuneRange {
 	return out
 }
 
+// String renders the automaton, as an identity for sharing rules.
+func (d *jsRDFA) String() string {
+	var b strings.Builder
+	for s, es := range d.edges {
+		if d.accept[s] {
+			b.WriteByte('*')
+		}
+		for _, e := range es {
+			fmt.Fprintf(&b, "%x-%x>%d,", e.lo, e.hi, e.to)
+		}
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
 // next returns the state reached from s on r, or -1.
 func (d *jsRDFA) next(s int, r rune) int {
 	for _, e := range d.edges[s] {
@@ -370,6 +386,9 @@ func (d *jsRDFA) complement() *jsRDFA {
 
 // intersect returns the product automaton of d and e.
 func (d *jsRDFA) intersect(e *jsRDFA) (*jsRDFA, error) {
+	if len(d.edges)*len(e.edges) > 16*jsMaxDFAStates {
+		return nil, errJSAutomatonSize
+	}
 	type pair struct{ a, b int }
 	index := map[pair]int{{0, 0}: 0}
 	queue := []pair{{0, 0}}
@@ -461,20 +480,33 @@ func (d *jsRDFA) minimize() *jsRDFA {
 			class[s] = 1
 		}
 	}
-	for {
+	// Moore's refinement costs a round per distinguishable depth: large
+	// automata (long counters) are only trimmed.
+	for round := 0; n <= 600 || round == 0; round++ {
+		if n > 600 {
+			// Trim only: every live reachable state is its own class.
+			for s := range class {
+				if class[s] >= 0 {
+					class[s] = s
+				}
+			}
+			break
+		}
 		sigs := map[string]int{}
 		next := make([]int, n)
+		var buf []byte
 		for s := 0; s < n; s++ {
 			if class[s] < 0 {
 				next[s] = -1
 				continue
 			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "%d|", class[s])
+			buf = binary.AppendVarint(buf[:0], int64(class[s]))
 			for _, e := range jsMergeEdges(d.edges[s], class) {
-				fmt.Fprintf(&b, "%x-%x>%d,", e.lo, e.hi, e.to)
+				buf = binary.AppendVarint(buf, int64(e.lo))
+				buf = binary.AppendVarint(buf, int64(e.hi))
+				buf = binary.AppendVarint(buf, int64(e.to))
 			}
-			k := b.String()
+			k := string(buf)
 			id, ok := sigs[k]
 			if !ok {
 				id = len(sigs)
@@ -556,11 +588,22 @@ func (c *schemaCompiler) dfaExpr(d *jsRDFA) (*Expr, error) {
 		out[i] = edge{}
 		in[i] = map[int]bool{}
 	}
-	size := 0
+	// size holds the tree size of every edge's expression (shared subtrees
+	// count each time they occur: that is what the automaton compiler sees).
+	size := map[*Expr]int{}
+	sizeOf := func(e *Expr) int {
+		if n, ok := size[e]; ok {
+			return n
+		}
+		return jsExprSize(e)
+	}
 	add := func(p, q int, e *Expr) {
+		n := sizeOf(e)
 		if old, ok := out[p][q]; ok {
+			n += sizeOf(old) + 1
 			e = Or(old, e)
 		}
+		size[e] = n
 		out[p][q] = e
 		in[q][p] = true
 	}
@@ -576,7 +619,6 @@ func (c *schemaCompiler) dfaExpr(d *jsRDFA) (*Expr, error) {
 		}
 		for _, t := range targets {
 			add(s, t, c.charSet(NormalizeRanges(byTarget[t])))
-			size++
 		}
 		if d.accept[s] {
 			add(s, F, Eps())
@@ -594,7 +636,7 @@ func (c *schemaCompiler) dfaExpr(d *jsRDFA) (*Expr, error) {
 				continue
 			}
 			cost := len(in[s]) * len(out[s])
-			if best < 0 || cost < bestCost {
+			if best < 0 || cost <= bestCost {
 				best, bestCost = s, cost
 			}
 		}
@@ -614,14 +656,16 @@ func (c *schemaCompiler) dfaExpr(d *jsRDFA) (*Expr, error) {
 					continue
 				}
 				parts := []*Expr{a}
+				n := sizeOf(a) + sizeOf(b) + 1
 				if loop != nil {
 					parts = append(parts, loop)
+					n += sizeOf(loop.Subs[0]) + 1
 				}
-				e := c.cat(append(parts, b)...)
-				size += jsExprSize(e)
-				if size > jsMaxEliminated {
+				if n > jsMaxEliminated {
 					return nil, errJSAutomatonSize
 				}
+				e := c.cat(append(parts, b)...)
+				size[e] = n
 				add(p, q, e)
 			}
 			delete(out[p], k)
@@ -674,18 +718,11 @@ func jsSearchDFA(re *syntax.Regexp) (*jsRDFA, error) {
 }
 
 // stringAutomaton compiles the contents of a string under several character
-// constraints at once, through automata.
+// constraints at once, through automata. Its errors are errJSAutomatonSize,
+// a *Error, or the reason a pattern cannot be expressed; compileString
+// reports them.
 func (c *schemaCompiler) stringAutomaton(s *jsSchema, parts []jsStringPart, excluded []string, minLen, maxLen int) (*Expr, error) {
-	fail := func(err error) (*Expr, error) {
-		ptr, kw := s.ptr, "pattern"
-		if len(parts) > 0 {
-			ptr, kw = parts[0].loc.ptr, parts[0].kw
-		}
-		if errors.Is(err, errJSAutomatonSize) {
-			return nil, c.unsupportedE(ptr, kw, "the combination of the string constraints needs more than %d automaton states", jsMaxDFAStates)
-		}
-		return nil, c.unsupportedE(ptr, kw, "%v", err)
-	}
+	fail := func(err error) (*Expr, error) { return nil, err }
 	d, err := jsLengthDFA(minLen, maxLen)
 	if err != nil {
 		return fail(err)
@@ -717,11 +754,70 @@ func (c *schemaCompiler) stringAutomaton(s *jsSchema, parts []jsStringPart, excl
 			return fail(err)
 		}
 	}
-	e, err := c.dfaExpr(d)
-	if err != nil {
-		return fail(err)
+	return c.dfaExpr(d)
+}
+
+// stringDFA returns the automaton of the strings branch s accepts (its
+// string constraints only: length, patterns, known formats, enum, exclusions).
+func (c *schemaCompiler) stringDFA(s *jsSchema) (*jsRDFA, error) {
+	if s.hasEnum {
+		var words []string
+		for _, v := range s.enum {
+			if v.kind != jsString {
+				continue
+			}
+			ok, err := c.validate(s, v)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				words = append(words, v.str)
+			}
+		}
+		return jsLiteralsDFA(words), nil
 	}
-	return e, nil
+	parts, err := c.stringParts(s)
+	if err != nil {
+		return nil, err
+	}
+	d, err := jsLengthDFA(s.minLen, s.maxLen)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		pd, err := jsSearchDFA(p.re)
+		if err != nil {
+			return nil, errJSAutomatonSize
+		}
+		if d, err = d.intersect(pd); err != nil {
+			return nil, err
+		}
+	}
+	for _, np := range s.notPatterns {
+		jp, err := c.pattern(np, "not")
+		if err != nil {
+			return nil, err
+		}
+		pd, err := jsSearchDFA(jp.re)
+		if err != nil {
+			return nil, errJSAutomatonSize
+		}
+		if d, err = d.intersect(pd.complement()); err != nil {
+			return nil, err
+		}
+	}
+	var excluded []string
+	for _, v := range s.notVals {
+		if v.kind == jsString {
+			excluded = append(excluded, v.str)
+		}
+	}
+	if len(excluded) > 0 {
+		if d, err = d.intersect(jsLiteralsDFA(excluded).complement()); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // unsupportedE is unsupported for callers that have no value to return in

@@ -157,6 +157,7 @@ type jsSchema struct {
 	lo, hi     *big.Rat
 	loEx, hiEx bool
 	mults      []*big.Rat
+	notMults   []*big.Rat // values that must not be multiples of these
 	multPtr    string
 
 	props              []jsProp
@@ -191,6 +192,7 @@ func (s *jsSchema) clone() *jsSchema {
 	t.notPatterns = append([]jsLoc(nil), s.notPatterns...)
 	t.formats = append([]jsLoc(nil), s.formats...)
 	t.mults = append([]*big.Rat(nil), s.mults...)
+	t.notMults = append([]*big.Rat(nil), s.notMults...)
 	t.props = append([]jsProp(nil), s.props...)
 	t.required = append([]string(nil), s.required...)
 	t.groups = append([]jsGroup(nil), s.groups...)
@@ -265,6 +267,9 @@ func (s *jsSchema) key() string {
 		w("num", rat(s.lo)+strconv.FormatBool(s.loEx)+rat(s.hi)+strconv.FormatBool(s.hiEx))
 		for _, m := range s.mults {
 			w("mul", m.RatString())
+		}
+		for _, m := range s.notMults {
+			w("nmul", m.RatString())
 		}
 	}
 	if s.types&jtObject != 0 {
@@ -381,6 +386,7 @@ func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
 	if b.hi != nil && (s.hi == nil || b.hi.Cmp(s.hi) < 0 || b.hi.Cmp(s.hi) == 0 && b.hiEx) {
 		s.hi, s.hiEx = b.hi, b.hiEx
 	}
+	s.notMults = append(s.notMults, b.notMults...)
 	for _, m := range b.mults {
 		dup := false
 		for _, n := range s.mults {
@@ -547,9 +553,16 @@ func (c *schemaCompiler) negation(cj jsConj) *jsNode {
 	if len(cj) > 0 {
 		ptr = cj[0].ptr
 	}
-	n := &jsNode{kind: jsObject, neg: cj, key: key, id: c.synth - 3, ptr: ptr}
+	n := &jsNode{kind: jsObject, neg: cj, key: key, id: c.synth - 3, ptr: ptr, negAt: c.negAt}
 	c.negNodes[key] = n
 	return n
+}
+
+func jsDescribe(ptr string) string {
+	if ptr == "" {
+		return "the root schema"
+	}
+	return "the subschema at " + ptr
 }
 
 // negationDNF normalizes a negation node.
@@ -566,12 +579,15 @@ func (c *schemaCompiler) negationDNF(n *jsNode) ([]*jsSchema, error) {
 	if err != nil {
 		return nil, err
 	}
+	saved := c.negAt
+	c.negAt = n.negAt
+	defer func() { c.negAt = saved }()
 	neg, ok, err := c.negateBranches(d, n.ptr)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		if err := c.unsupported(jsParentPointer(n.ptr), "not", "this negation cannot be expressed"); err != nil {
+		if err := c.unsupported(n.negAt.ptr, n.negAt.val, "the negation of %s cannot be expressed", jsDescribe(n.ptr)); err != nil {
 			return nil, err
 		}
 		neg = []*jsSchema{jsUniversal()}
@@ -755,39 +771,77 @@ func (c *schemaCompiler) oneOfDNF(n, v *jsNode) ([]*jsSchema, error) {
 			return nil, err
 		}
 	}
+	saved := c.negAt
+	c.negAt = jsLoc{"oneOf", n.ptr}
+	defer func() { c.negAt = saved }()
+	// Type by type: values of a type that two alternatives accept without
+	// any constraint of that type match both, so oneOf rejects them all.
 	var out []*jsSchema
-	for i := range alts {
-		branch := alts[i]
-		for j := range alts {
-			if i == j {
-				continue
-			}
-			disjoint, err := c.disjointSets(alts[i], alts[j], 0)
-			if err != nil {
-				return nil, err
-			}
-			if disjoint {
-				continue
-			}
-			neg, ok, err := c.negateBranches(alts[j], n.ptr)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				if err := c.unsupported(n.ptr, "oneOf", "alternatives %d and %d may overlap, and exactly-one cannot be enforced (treated as anyOf)", i, j); err != nil {
-					return nil, err
+	for _, t := range []jsTypes{jtNull, jtBool, jtInt, jtFrac, jtString, jtArray, jtObject} {
+		byAlt := make([][]*jsSchema, len(alts))
+		universal := 0
+		for i, bs := range alts {
+			for _, b := range bs {
+				if b.types&t == 0 {
+					continue
 				}
-				continue
+				r := b.clone()
+				r.types = t
+				byAlt[i] = append(byAlt[i], r)
 			}
-			if branch, err = c.product(branch, neg, n.ptr); err != nil {
-				return nil, err
+			if jsUniversalIn(byAlt[i], t) {
+				universal++
 			}
 		}
-		if out, err = c.union(out, branch, n.ptr); err != nil {
-			return nil, err
+		if universal >= 2 {
+			continue
+		}
+		for i := range byAlt {
+			branch := byAlt[i]
+			for j := range byAlt {
+				if i == j || len(branch) == 0 || len(byAlt[j]) == 0 {
+					continue
+				}
+				disjoint, err := c.disjointSets(branch, byAlt[j], 0)
+				if err != nil {
+					return nil, err
+				}
+				if disjoint {
+					continue
+				}
+				neg, ok, err := c.negateBranches(byAlt[j], n.ptr)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					if err := c.unsupported(n.ptr, "oneOf", "alternatives %d and %d may overlap, and exactly-one cannot be enforced (treated as anyOf)", i, j); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				if branch, err = c.product(branch, neg, n.ptr); err != nil {
+					return nil, err
+				}
+			}
+			if out, err = c.union(out, branch, n.ptr); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil
+}
+
+// jsUniversalIn reports whether some branch accepts every value of type t.
+func jsUniversalIn(bs []*jsSchema, t jsTypes) bool {
+	u := jsUniversal()
+	u.types = t
+	k := u.key()
+	for _, b := range bs {
+		if b.key() == k {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *schemaCompiler) notDNF(n, v *jsNode) ([]*jsSchema, error) {
@@ -795,6 +849,9 @@ func (c *schemaCompiler) notDNF(n, v *jsNode) ([]*jsSchema, error) {
 	if err != nil {
 		return nil, err
 	}
+	saved := c.negAt
+	c.negAt = jsLoc{"not", n.ptr}
+	defer func() { c.negAt = saved }()
 	neg, ok, err := c.negateBranches(d, n.ptr)
 	if err != nil {
 		return nil, err
@@ -829,7 +886,10 @@ func (c *schemaCompiler) ifDNF(n, v *jsNode) ([]*jsSchema, error) {
 			return nil, err
 		}
 	}
+	saved := c.negAt
+	c.negAt = jsLoc{"if", n.ptr}
 	neg, ok, err := c.negateBranches(cond, n.ptr)
+	c.negAt = saved
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,7 @@ type jsNode struct {
 	id    int    // creation order, unique within a compilation
 	rat   *big.Rat
 	neg   jsConj // a synthetic schema: the negation of this conjunction
+	negAt jsLoc  // for neg: the keyword (val) and pointer that asked for it
 }
 
 func (n *jsNode) get(k string) *jsNode {
@@ -175,6 +176,9 @@ func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*jsNode, er
 		n.kind, n.b = jsBool, true
 	case gjson.Number:
 		n.kind, n.str = jsNumber, r.Raw
+		if !jsSaneExponent(r.Raw) {
+			return nil, ix.c.limitf(ptr, "", "the number %.40s has an exponent beyond ±%d", r.Raw, jsMaxExponent)
+		}
 	case gjson.String:
 		n.kind, n.str = jsString, r.Str
 	case gjson.JSON:
@@ -206,6 +210,19 @@ func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*jsNode, er
 		}
 	}
 	return n, err
+}
+
+// jsMaxExponent bounds the decimal exponent of numbers in schemas, so that
+// exact arithmetic on them stays cheap.
+const jsMaxExponent = 1000
+
+func jsSaneExponent(raw string) bool {
+	i := strings.IndexAny(raw, "eE")
+	if i < 0 {
+		return len(raw) <= jsMaxExponent
+	}
+	e, err := strconv.Atoi(strings.TrimPrefix(raw[i+1:], "+"))
+	return err == nil && e >= -jsMaxExponent && e <= jsMaxExponent && i <= jsMaxExponent
 }
 
 func jsEscapePointer(s string) string {

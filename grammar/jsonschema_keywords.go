@@ -181,6 +181,18 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 		if len(g.pats) > 0 || !g.addl.isTrue() {
 			s.groups = []jsGroup{g}
 		}
+		// patternProperties also apply to the declared properties they match.
+		for i, p := range s.props {
+			for _, pp := range g.pats {
+				ok, err := c.patternMatch(pp.pat, p.name)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					s.props[i].conj = s.props[i].conj.and(pp.conj...)
+				}
+			}
+		}
 	}
 	if v := n.get("propertyNames"); v != nil {
 		s.propNames = jsConj{}.and(v)

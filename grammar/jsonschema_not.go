@@ -78,6 +78,11 @@ func (c *schemaCompiler) validate(s *jsSchema, v *jsNode) (bool, error) {
 				return false, nil
 			}
 		}
+		for _, m := range s.notMults {
+			if new(big.Rat).Quo(x, m).IsInt() {
+				return false, nil
+			}
+		}
 	case jsObject:
 		if len(v.keys) < s.minProps || s.maxProps >= 0 && len(v.keys) > s.maxProps {
 			return false, nil
@@ -331,7 +336,15 @@ func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
 			x.lo, x.loEx = s.hi, !s.hiEx
 		}
 		if len(s.mults) > 0 {
-			return nil, false, nil
+			m, err := c.multiple(s)
+			if err != nil {
+				return nil, false, err
+			}
+			typed(T & jtNumber).notMults = []*big.Rat{m}
+		}
+		for _, m := range s.notMults {
+			x := typed(T & jtNumber)
+			x.mults, x.multPtr = []*big.Rat{m}, s.ptr
 		}
 	}
 	if T&jtObject != 0 {
@@ -450,7 +463,23 @@ func (c *schemaCompiler) disjointIn(x, y *jsSchema, t jsTypes, depth int) (bool,
 	switch t {
 	case jtString:
 		lo, hi := max(x.minLen, y.minLen), jsMinBound(x.maxLen, y.maxLen)
-		return hi >= 0 && lo > hi, nil
+		if hi >= 0 && lo > hi {
+			return true, nil
+		}
+		if len(x.patterns)+len(x.formats) == 0 && len(y.patterns)+len(y.formats) == 0 {
+			return false, nil
+		}
+		// Patterns and formats: intersect their automata.
+		dx, err := c.stringDFA(x)
+		if err != nil {
+			return false, nil
+		}
+		dy, err := c.stringDFA(y)
+		if err != nil {
+			return false, nil
+		}
+		d, err := dx.intersect(dy)
+		return err == nil && d.isEmpty(), nil
 	case jtInt, jtFrac:
 		lo, loEx := x.lo, x.loEx
 		if y.lo != nil && (lo == nil || y.lo.Cmp(lo) > 0 || y.lo.Cmp(lo) == 0 && y.loEx) {

@@ -99,6 +99,12 @@ func jsUintRange(a, b *big.Int) *syntax.Regexp {
 		maxLen = len(b.String())
 	}
 	for l := len(as); l <= maxLen; l++ {
+		if l > len(as) && l < maxLen {
+			// Every length strictly between the bounds' lengths at once.
+			alts = append(alts, jsReCat(jsReClass('1', '9'), jsReDigits(l-1, maxLen-2)))
+			l = maxLen - 1
+			continue
+		}
 		lo := as
 		if l > len(as) {
 			lo = "1" + strings.Repeat("0", l-1)
@@ -217,7 +223,7 @@ func (f *jsFrac) rest(i int, tl, th, first bool) *syntax.Regexp {
 	if !tl && !th {
 		return jsReDigits(minDigits, -1)
 	}
-	if tl && i >= len(f.lo) {
+	if tl && !th && i >= len(f.lo) {
 		// Equal to lo so far, lo exclusive: a non-zero digit must follow.
 		return jsReCat(jsReRepeat(jsReLit("0"), 0, -1), jsReClass('1', '9'), jsReDigits(0, -1))
 	}
@@ -226,8 +232,10 @@ func (f *jsFrac) rest(i int, tl, th, first bool) *syntax.Regexp {
 		alts = append(alts, jsReLit(""))
 	}
 	var l, h byte = '0', '9'
-	if tl {
+	if tl && i < len(f.lo) {
 		l = f.lo[i]
+	} else if tl {
+		l = '0' // lo is padded with zeros
 	}
 	if th {
 		h = f.hi[i]
@@ -355,6 +363,11 @@ func jsNumberRange(lo *big.Rat, loEx bool, hi *big.Rat, hiEx bool, intOnly bool)
 	return jsReAlt(alts...), true
 }
 
+// jsFractionNonZero matches a fraction with a non-zero digit.
+func jsFractionNonZero() *syntax.Regexp {
+	return jsReCat(jsReLit("."), jsReDigits(0, -1), jsReClass('1', '9'), jsReDigits(0, -1))
+}
+
 // jsIntegerExpr matches any JSON integer.
 func jsIntegerExpr() *Expr {
 	return Cat(Rep(Lit("-"), 0, 1), Or(Lit("0"), Cat(Chars(false, RuneRange{'1', '9'}), Rep(Chars(false, RuneRange{'0', '9'}), 0, -1))))
@@ -367,7 +380,13 @@ func (c *schemaCompiler) compileNumber(s *jsSchema) (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Non-integers only (the negation of "integer"): a non-zero digit in
+	// the fraction.
+	fracOnly := s.types&jtInt == 0
 	if mult != nil && mult.IsInt() {
+		if fracOnly {
+			return nil, nil
+		}
 		intOnly = true
 	}
 	// Values excluded by not/enum split the interval.
@@ -391,9 +410,12 @@ func (c *schemaCompiler) compileNumber(s *jsSchema) (*Expr, error) {
 		}
 		ivs = next
 	}
-	if len(ivs) == 1 && ivs[0].lo == nil && ivs[0].hi == nil && mult == nil {
-		if intOnly {
+	if len(ivs) == 1 && ivs[0].lo == nil && ivs[0].hi == nil && mult == nil && len(s.notMults) == 0 {
+		switch {
+		case intOnly:
 			return jsIntegerExpr(), nil
+		case fracOnly:
+			return c.regexToExpr(jsReCat(jsReRepeat(jsReLit("-"), 0, 1), jsUintRange(new(big.Int), nil), jsFractionNonZero()))
 		}
 		return jsNumberExpr(), nil
 	}
@@ -409,19 +431,34 @@ func (c *schemaCompiler) compileNumber(s *jsSchema) (*Expr, error) {
 		alts = append(alts, re)
 	}
 	re := jsReAlt(alts...)
-	if mult == nil {
+	if mult == nil && len(s.notMults) == 0 && !fracOnly {
 		return c.regexToExpr(re)
 	}
 	d, err := jsRegexDFA(re)
-	if err == nil {
+	if err == nil && fracOnly {
+		var fd *jsRDFA
+		if fd, err = jsRegexDFA(jsReCat(jsReRepeat(jsReLit("-"), 0, 1), jsReDigits(1, -1), jsFractionNonZero())); err == nil {
+			d, err = d.intersect(fd)
+		}
+	}
+	if err == nil && mult != nil {
 		var md *jsRDFA
 		if md, err = jsMultipleDFA(mult); err == nil {
 			d, err = d.intersect(md)
 		}
 	}
+	for _, m := range s.notMults {
+		if err != nil {
+			break
+		}
+		var md *jsRDFA
+		if md, err = jsMultipleDFA(m); err == nil {
+			d, err = d.intersect(md.complement())
+		}
+	}
 	if err != nil {
 		if errors.Is(err, errJSAutomatonSize) {
-			return nil, c.unsupported(s.multPtr, "multipleOf", "multipleOf %s needs more than %d automaton states", mult.RatString(), jsMaxDFAStates)
+			return nil, c.unsupported(s.multPtr, "multipleOf", "multipleOf needs more than %d automaton states", jsMaxDFAStates)
 		}
 		return nil, err
 	}

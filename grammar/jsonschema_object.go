@@ -1,6 +1,10 @@
 package grammar
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // Objects. Declared properties come in declared order, each optional unless
 // required; undeclared keys ("additional" ones, with the value schema that
@@ -69,13 +73,17 @@ func (c *schemaCompiler) compileObject(s *jsSchema) (*Expr, error) {
 		items = append(items, item)
 	}
 	extras, err := c.objectExtras(s, names)
+	if errors.Is(err, errJSIgnore) {
+		// Lenient: undeclared keys take any value.
+		extras, err = c.objectExtras(&jsSchema{}, names)
+	}
 	if err != nil {
 		return nil, err
 	}
 	var extra *Expr
 	var alts []*Expr
 	for _, x := range extras {
-		alts = append(alts, c.cat(Lit(`"`), x.key, Lit(`"`), colon, x.value))
+		alts = append(alts, c.cat(x.key, colon, x.value))
 	}
 	extra = c.or(alts...)
 	if c.opts.Order == OrderAny {
@@ -114,7 +122,11 @@ func (c *schemaCompiler) objectExtras(s *jsSchema, declared []string) ([]jsExtra
 		if err != nil || v == nil {
 			return nil, err
 		}
-		return []jsExtra{{c.keyExcluding(declared), v}}, nil
+		key, err := c.keyRule("key:"+strings.Join(declared, "\x00"), func() (*Expr, error) { return c.keyExcluding(declared) })
+		if err != nil {
+			return nil, err
+		}
+		return []jsExtra{{key, v}}, nil
 	}
 	if len(pats) > 8 {
 		return nil, c.unsupportedE(s.ptr, "patternProperties", "more than 8 patterns on one object cannot be combined")
@@ -184,13 +196,34 @@ func (c *schemaCompiler) objectExtras(s *jsSchema, declared []string) ([]jsExtra
 		if v == nil {
 			continue
 		}
-		key, err := c.dfaExpr(region)
+		key, err := c.keyRule(region.String(), func() (*Expr, error) { return c.dfaExpr(region) })
 		if err != nil {
-			return nil, c.unsupportedE(s.ptr, "patternProperties", "the key pattern needs too large an expression")
+			if errors.Is(err, errJSAutomatonSize) {
+				return nil, c.unsupportedE(s.ptr, "patternProperties", "the key pattern needs too large an expression")
+			}
+			return nil, err
 		}
 		out = append(out, jsExtra{key, v})
 	}
 	return out, nil
+}
+
+// keyRule returns a call to the rule of a quoted key whose contents body
+// builds, shared by every object with the same key language (id).
+func (c *schemaCompiler) keyRule(id string, body func() (*Expr, error)) (*Expr, error) {
+	if r, ok := c.keyRules[id]; ok {
+		return Call(r), nil
+	}
+	e, err := body()
+	if err != nil || e == nil {
+		return nil, err
+	}
+	r, err := c.newRule("key", c.cat(Lit(`"`), e, Lit(`"`)))
+	if err != nil {
+		return nil, err
+	}
+	c.keyRules[id] = r
+	return Call(r), nil
 }
 
 // propertyNamesDFA returns the automaton of the key strings propertyNames
@@ -205,43 +238,12 @@ func (c *schemaCompiler) propertyNamesDFA(s *jsSchema) (*jsRDFA, bool, error) {
 		if b.types&jtString == 0 {
 			continue
 		}
-		var d *jsRDFA
-		if b.hasEnum {
-			var words []string
-			for _, v := range b.enum {
-				if v.kind == jsString {
-					if ok, err := c.validate(b, v); err != nil {
-						return nil, false, err
-					} else if ok {
-						words = append(words, v.str)
-					}
-				}
+		d, err := c.stringDFA(b)
+		if err != nil {
+			if errors.Is(err, errJSAutomatonSize) {
+				return nil, false, c.unsupportedE(s.ptr, "propertyNames", "the key constraints need too large an automaton")
 			}
-			d = jsLiteralsDFA(words)
-		} else {
-			parts, err := c.stringParts(b)
-			if err != nil {
-				return nil, false, err
-			}
-			if d, err = jsLengthDFA(b.minLen, b.maxLen); err != nil {
-				return nil, false, c.unsupportedE(s.ptr, "propertyNames", "%v", err)
-			}
-			for _, p := range parts {
-				pd, err := jsSearchDFA(p.re)
-				if err == nil {
-					d, err = d.intersect(pd)
-				}
-				if err != nil {
-					return nil, false, c.unsupportedE(s.ptr, "propertyNames", "%v", err)
-				}
-			}
-			for _, v := range b.notVals {
-				if v.kind == jsString {
-					if d, err = d.intersect(jsLiteralsDFA([]string{v.str}).complement()); err != nil {
-						return nil, false, c.unsupportedE(s.ptr, "propertyNames", "%v", err)
-					}
-				}
-			}
+			return nil, false, err
 		}
 		nd := d.complement()
 		if union == nil {
@@ -256,12 +258,16 @@ func (c *schemaCompiler) propertyNamesDFA(s *jsSchema) (*jsRDFA, bool, error) {
 	return union.complement(), true, nil
 }
 
-// keyExcluding matches the contents of any key except the given names.
-func (c *schemaCompiler) keyExcluding(names []string) *Expr {
+// keyExcluding matches the contents of any key except the given names: a
+// trie of the names in which every other character leads to "anything".
+// The continuations are shared rules, and the subtrees of large tries rules
+// of their own, so that thousands of names stay small automata.
+func (c *schemaCompiler) keyExcluding(names []string) (*Expr, error) {
 	type node struct {
 		end      bool
 		children map[rune]*node
 		order    []rune
+		size     int
 	}
 	root := &node{children: map[rune]*node{}}
 	for _, n := range names {
@@ -277,29 +283,79 @@ func (c *schemaCompiler) keyExcluding(names []string) *Expr {
 		}
 		cur.end = true
 	}
-	anyRest := Rep(c.charSet(jsUniverse), 0, -1)
-	var build func(n *node) *Expr
-	build = func(n *node) *Expr {
+	var size func(n *node) int
+	size = func(n *node) int {
+		n.size = 1
+		for _, r := range n.order {
+			n.size += size(n.children[r])
+		}
+		return n.size
+	}
+	total := size(root)
+	rest, err := c.sharedRule("key-rest", func() *Expr { return Rep(c.charSet(jsUniverse), 0, -1) })
+	if err != nil {
+		return nil, err
+	}
+	nonASCII := jsIntersectRanges(jsUniverse, []RuneRange{{0x80, maxRune}})
+	nonASCIIRest, err := c.sharedRule("key-rest-nonascii", func() *Expr { return c.cat(c.charSet(nonASCII), rest) })
+	if err != nil {
+		return nil, err
+	}
+	var build func(n *node) (*Expr, error)
+	build = func(n *node) (*Expr, error) {
 		if len(n.order) == 0 && !n.end {
-			return anyRest
+			return c.opt(c.cat(c.charSet(jsUniverse), rest)), nil
 		}
 		var alts []*Expr
 		if !n.end {
 			alts = append(alts, Eps())
 		}
-		others := jsUniverse
+		ascii := []RuneRange{{0, 0x7F}}
+		others := nonASCII
 		for _, r := range n.order {
+			ascii = jsSubtractRange(ascii, r)
 			others = jsSubtractRange(others, r)
 		}
-		if e := c.charSet(others); e != nil {
-			alts = append(alts, c.cat(e, anyRest))
+		if e := c.charSet(ascii); e != nil {
+			alts = append(alts, c.cat(e, rest))
+		}
+		if len(others) == len(nonASCII) && others[0] == nonASCII[0] {
+			alts = append(alts, nonASCIIRest)
+		} else if e := c.charSet(others); e != nil {
+			alts = append(alts, c.cat(e, rest))
 		}
 		for _, r := range n.order {
-			alts = append(alts, c.cat(c.charSet([]RuneRange{{r, r}}), build(n.children[r])))
+			child := n.children[r]
+			e, err := build(child)
+			if err != nil {
+				return nil, err
+			}
+			if total > 1000 && child.size > 100 {
+				r, err := c.newRule("key-part", e)
+				if err != nil {
+					return nil, err
+				}
+				e = Call(r)
+			}
+			alts = append(alts, c.cat(c.charSet([]RuneRange{{r, r}}), e))
 		}
-		return c.or(alts...)
+		return c.or(alts...), nil
 	}
 	return build(root)
+}
+
+// sharedRule returns a call to the rule named name, made once with body.
+func (c *schemaCompiler) sharedRule(name string, body func() *Expr) (*Expr, error) {
+	if r, ok := c.escRules[name]; ok {
+		return Call(r), nil
+	}
+	r, err := c.newRule(name, Eps())
+	if err != nil {
+		return nil, err
+	}
+	c.escRules[name] = r
+	c.rules[r].Body = body()
+	return Call(r), nil
 }
 
 func jsSubtractRange(rs []RuneRange, x rune) []RuneRange {
@@ -378,6 +434,11 @@ func (c *schemaCompiler) objectDeclared(s *jsSchema, items []jsObjItem, extra *E
 			if e, err = c.objectTail(st.k, minP, maxP, extra, sep); err != nil {
 				return nil, err
 			}
+			if st.k == 0 && e != nil {
+				// The empty object is written apart, so that it does not
+				// allow two whitespace runs in a row.
+				e = jsNonEmpty(e)
+			}
 		} else {
 			it := items[st.i]
 			lead := it.kv
@@ -406,7 +467,11 @@ func (c *schemaCompiler) objectDeclared(s *jsSchema, items []jsObjItem, extra *E
 				e = skip
 			}
 		}
-		if e != nil && indeg[st] >= 2 && (st.k >= 2 || st.i%8 == 0) && jsExprSize(e) > 24 {
+		// Shared states become rules (at every 8th property, or always
+		// when counting), and so does every 8th state of a long chain, so
+		// that no rule holds more than a few properties' worth.
+		boundary := st.i > 0 && st.i%8 == 0
+		if e != nil && (boundary && (indeg[st] >= 2 || n > 16) || indeg[st] >= 2 && st.k >= 2) && jsExprSize(e) > 24 {
 			r, err := c.newRule(jsRuleName(s.ptr)+"-props", e)
 			if err != nil {
 				return nil, err
@@ -417,15 +482,28 @@ func (c *schemaCompiler) objectDeclared(s *jsSchema, items []jsObjItem, extra *E
 	}
 	body := built[state{0, 0}]
 	if body == nil {
-		return nil, nil
+		for _, it := range items {
+			if it.required {
+				return nil, nil
+			}
+		}
+		if minP > 0 {
+			return nil, nil
+		}
+		return c.cat(Lit("{"), ws, Lit("}")), nil
 	}
 	if minP > 0 {
 		return c.cat(Lit("{"), ws, body, ws, Lit("}")), nil
 	}
-	if jsNullable(body) {
-		return c.cat(Lit("{"), ws, c.opt(c.cat(body, ws)), Lit("}")), nil
+	obj := c.cat(Lit("{"), ws, body, ws, Lit("}"))
+	emptyOK := minP == 0
+	for _, it := range items {
+		emptyOK = emptyOK && !it.required
 	}
-	return c.cat(Lit("{"), ws, body, ws, Lit("}")), nil
+	if emptyOK {
+		obj = c.or(obj, c.cat(Lit("{"), ws, Lit("}")))
+	}
+	return obj, nil
 }
 
 // objectTail is the undeclared keys after the declared ones, k properties
@@ -466,32 +544,16 @@ func (c *schemaCompiler) objectTail(k, minP, maxP int, extra, sep *Expr) (*Expr,
 	return one, nil
 }
 
-// jsNullable reports whether e can match the empty string (rules are
-// assumed not to).
-func jsNullable(e *Expr) bool {
-	switch e.Kind {
-	case Empty:
-		return true
-	case Bytes, Class, Ref, Regex:
-		return false
-	case Seq:
-		for _, s := range e.Subs {
-			if !jsNullable(s) {
-				return false
-			}
-		}
-		return true
-	case Alt:
-		for _, s := range e.Subs {
-			if jsNullable(s) {
-				return true
-			}
-		}
-		return false
-	case Repeat:
-		return e.Min == 0 || jsNullable(e.Subs[0])
+// jsNonEmpty returns e without its empty match, for the shapes objectTail
+// builds: an optional part, or a part that cannot match empty.
+func jsNonEmpty(e *Expr) *Expr {
+	switch {
+	case e.Kind == Empty:
+		return nil
+	case e.Kind == Repeat && e.Min == 0 && e.Max == 1:
+		return e.Subs[0]
 	}
-	return false
+	return e
 }
 
 // objectAnyOrder assembles an object whose properties may come in any

@@ -39,8 +39,12 @@ func (c *schemaCompiler) pattern(loc jsLoc, kw string) (*jsPattern, error) {
 	}
 	if p.err != nil {
 		cause := ErrUnsupported
-		if _, ok := p.err.(*syntax.Error); ok {
+		if se, ok := p.err.(*syntax.Error); ok {
 			cause = nil
+			switch se.Code {
+			case syntax.ErrInvalidRepeatSize, syntax.ErrLarge, syntax.ErrNestingDepth:
+				cause = ErrLimit
+			}
 		}
 		return nil, c.errorf(loc.ptr, kw, cause, "pattern %q: %v", loc.val, p.err)
 	}
@@ -351,7 +355,7 @@ func (c *schemaCompiler) regexToExpr(re *syntax.Regexp) (*Expr, error) {
 		if sub == nil {
 			return c.rep(nil, lo, hi), nil
 		}
-		return c.rep(sub, lo, hi), nil
+		return c.bigRepeat(sub, lo, hi, "pattern")
 	case syntax.OpConcat:
 		parts := make([]*Expr, 0, len(re.Sub))
 		for _, s := range re.Sub {

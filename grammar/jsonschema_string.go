@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -18,9 +19,12 @@ import (
 
 var jsHex = Chars(false, RuneRange{'0', '9'}, RuneRange{'a', 'f'}, RuneRange{'A', 'F'})
 
-// jsAnyChar matches one character of a JSON string in any valid spelling.
-var jsAnyChar = sync.OnceValue(func() *Expr {
-	literal := Chars(true, RuneRange{0, 0x1F}, RuneRange{'"', '"'}, RuneRange{'\\', '\\'})
+// jsAnyLiteral is every character a JSON string may hold unescaped.
+var jsAnyLiteral = Chars(true, RuneRange{0, 0x1F}, RuneRange{'"', '"'}, RuneRange{'\\', '\\'})
+
+// jsAnyEscape matches every escape sequence of JSON: the two-character ones
+// and \uXXXX (surrogates only as a high-low pair).
+var jsAnyEscape = sync.OnceValue(func() *Expr {
 	bmp := Or(
 		Cat(Chars(false, RuneRange{'0', '9'}, RuneRange{'a', 'c'}, RuneRange{'A', 'C'}, RuneRange{'e', 'f'}, RuneRange{'E', 'F'}), jsHex, jsHex, jsHex),
 		Cat(Chars(false, RuneRange{'d', 'd'}, RuneRange{'D', 'D'}), Chars(false, RuneRange{'0', '7'}), jsHex, jsHex),
@@ -30,12 +34,29 @@ var jsAnyChar = sync.OnceValue(func() *Expr {
 		Lit(`\u`),
 		Chars(false, RuneRange{'d', 'd'}, RuneRange{'D', 'D'}), Chars(false, RuneRange{'c', 'f'}, RuneRange{'C', 'F'}), jsHex, jsHex,
 	)
-	escape := Cat(Lit(`\`), Or(
+	return Cat(Lit(`\`), Or(
 		Chars(false, RuneRange{'"', '"'}, RuneRange{'\\', '\\'}, RuneRange{'/', '/'}, RuneRange{'b', 'b'}, RuneRange{'f', 'f'}, RuneRange{'n', 'n'}, RuneRange{'r', 'r'}, RuneRange{'t', 't'}),
 		Cat(Lit("u"), Or(bmp, pair)),
 	))
-	return Or(literal, escape)
 })
+
+// jsAnyChar matches one character of a JSON string in any valid spelling.
+func jsAnyChar() *Expr { return Or(jsAnyLiteral, jsAnyEscape()) }
+
+// anyCharCounted is jsAnyChar for counted repetitions: the escapes are a
+// rule of their own, so that every counted position adds one automaton
+// state rather than a dozen.
+func (c *schemaCompiler) anyCharCounted() (*Expr, error) {
+	r, ok := c.escRules["any"]
+	if !ok {
+		var err error
+		if r, err = c.newRule("any-escape", jsAnyEscape()); err != nil {
+			return nil, err
+		}
+		c.escRules["any"] = r
+	}
+	return Or(jsAnyLiteral, Call(r)), nil
+}
 
 // jsNumberExpr matches any JSON number.
 func jsNumberExpr() *Expr {
@@ -57,12 +78,42 @@ func (c *schemaCompiler) charSet(rs []RuneRange) *Expr {
 	if e, ok := c.charMemo[key.String()]; ok {
 		return e
 	}
-	e := jsCharSet(rs)
+	lit, esc := jsCharSet(rs)
+	var alts []*Expr
+	if lit != nil {
+		alts = append(alts, lit)
+	}
+	if len(esc) > 2 {
+		// Many escapes (a negated class): a shared rule keeps counted
+		// repetitions of the class small.
+		var ek strings.Builder
+		for _, e := range esc {
+			ek.WriteString(e.String())
+		}
+		r, ok := c.escRules[ek.String()]
+		if !ok {
+			r = c.addRule("escape", Or(esc...))
+			c.escRules[ek.String()] = r
+		}
+		alts = append(alts, Call(r))
+	} else {
+		alts = append(alts, esc...)
+	}
+	var e *Expr
+	switch len(alts) {
+	case 0:
+	case 1:
+		e = alts[0]
+	default:
+		e = Or(alts...)
+	}
 	c.charMemo[key.String()] = e
 	return e
 }
 
-func jsCharSet(rs []RuneRange) *Expr {
+// jsCharSet returns the canonical spellings of the characters of rs: the
+// class of those written literally, and the escape sequences of the others.
+func jsCharSet(rs []RuneRange) (*Expr, []*Expr) {
 	var lit []RuneRange
 	var alts []*Expr
 	var ctl [2][]RuneRange // \u000X and \u001X: the X values
@@ -102,21 +153,13 @@ func jsCharSet(rs []RuneRange) *Expr {
 			alts = append(alts, Cat(Lit(fmt.Sprintf(`\u00%d`, i)), Chars(false, ds...)))
 		}
 	}
+	var class *Expr
 	if len(lit) > 0 {
-		lit = removeSurrogates(lit)
-		cls := Chars(true, RuneRange{0, 0x1F}, RuneRange{'"', '"'}, RuneRange{'\\', '\\'})
-		inter := jsIntersectRanges(NormalizeRanges(lit), cls.Ranges)
-		if len(inter) > 0 {
-			alts = append([]*Expr{{Kind: Class, Ranges: inter}}, alts...)
+		if inter := jsIntersectRanges(NormalizeRanges(lit), jsAnyLiteral.Ranges); len(inter) > 0 {
+			class = &Expr{Kind: Class, Ranges: inter}
 		}
 	}
-	switch len(alts) {
-	case 0:
-		return nil
-	case 1:
-		return alts[0]
-	}
-	return Or(alts...)
+	return class, alts
 }
 
 func jsHexDigitRanges(v int) []RuneRange {
@@ -227,12 +270,52 @@ func (c *schemaCompiler) stringParts(s *jsSchema) ([]jsStringPart, error) {
 	}
 	for _, p := range s.patterns {
 		jp, err := c.pattern(p, "pattern")
+		if err == nil {
+			err = jsCheckSearch(jp.re)
+			if err != nil {
+				err = c.errorf(p.ptr, "pattern", ErrUnsupported, "pattern %q: %v", p.val, err)
+			}
+		}
+		if errors.Is(err, ErrUnsupported) && c.opts.Lenient {
+			c.warn(p.ptr, "pattern", "%v (ignored)", err)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
 		parts = append(parts, jsStringPart{jp.re, p, "pattern"})
 	}
 	return parts, nil
+}
+
+// jsCheckSearch reports constructs of re that grammars cannot express:
+// anchors other than at the ends of top-level alternatives, word boundaries.
+func jsCheckSearch(re *syntax.Regexp) error {
+	alts, err := jsSplitAnchors(re)
+	if err != nil {
+		return err
+	}
+	var check func(r *syntax.Regexp) error
+	check = func(r *syntax.Regexp) error {
+		switch r.Op {
+		case syntax.OpBeginText, syntax.OpEndText, syntax.OpBeginLine, syntax.OpEndLine:
+			return fmt.Errorf("anchors are only supported at the start and end of the pattern")
+		case syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+			return fmt.Errorf(`word boundaries (\b, \B) are not supported`)
+		}
+		for _, s := range r.Sub {
+			if err := check(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, a := range alts {
+		if err := check(a.re); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // compileString compiles the string type of a branch.
@@ -256,7 +339,11 @@ func (c *schemaCompiler) compileString(s *jsSchema) (*Expr, error) {
 			r, err := c.anyStringRule()
 			return Call(r), err
 		}
-		body, err := c.bigRepeat(jsAnyChar(), minLen, maxLen, "string")
+		ch, err := c.anyCharCounted()
+		if err != nil {
+			return nil, err
+		}
+		body, err := c.bigRepeat(ch, minLen, maxLen, "string")
 		if err != nil {
 			return nil, err
 		}
@@ -275,10 +362,225 @@ func (c *schemaCompiler) compileString(s *jsSchema) (*Expr, error) {
 		}
 	}
 	body, err := c.stringAutomaton(s, parts, excluded, minLen, maxLen)
+	if errors.Is(err, errJSAutomatonSize) && len(parts) == 1 && len(s.notPatterns) == 0 && len(excluded) == 0 && maxLen >= 0 {
+		if body, ok := c.cappedString(parts[0], minLen, maxLen); ok {
+			if body == nil {
+				return nil, nil
+			}
+			return c.cat(Lit(`"`), body, Lit(`"`)), nil
+		}
+	}
+	var pe *Error
+	if err != nil && !errors.As(err, &pe) {
+		ptr, kw := s.ptr, "pattern"
+		if len(parts) > 0 {
+			ptr, kw = parts[0].loc.ptr, parts[0].kw
+		}
+		if errors.Is(err, errJSAutomatonSize) {
+			err = c.unsupportedE(ptr, kw, "the combination of the string constraints needs more than %d automaton states", jsMaxDFAStates)
+		} else {
+			err = c.unsupportedE(ptr, kw, "%v", err)
+		}
+	}
+	if errors.Is(err, errJSIgnore) {
+		// Lenient: keep the first constraint and drop the rest.
+		if len(parts) > 0 {
+			if body, ok, err := c.stringRegex(parts[0], 0, -1); err != nil || ok {
+				if body == nil {
+					return nil, err
+				}
+				return c.cat(Lit(`"`), body, Lit(`"`)), err
+			}
+		}
+		var ch *Expr
+		if ch, err = c.anyCharCounted(); err == nil {
+			body, err = c.bigRepeat(ch, minLen, maxLen, "string")
+		}
+	}
 	if err != nil || body == nil {
 		return nil, err
 	}
 	return c.cat(Lit(`"`), body, Lit(`"`)), nil
+}
+
+// cappedString is a sound approximation of a pattern or format together
+// with a maxLength too large to count: the pattern's repetitions are bounded
+// so that it cannot exceed maxLength. A warning says so.
+func (c *schemaCompiler) cappedString(p jsStringPart, minLen, maxLen int) (*Expr, bool) {
+	capped, ok := jsCapRegex(jsSearchRegex(p.re), maxLen)
+	if !ok {
+		return nil, false
+	}
+	if capped.Op == syntax.OpAlternate {
+		// Alternatives too short for minLength go.
+		var keep []*syntax.Regexp
+		for _, a := range capped.Sub {
+			if _, h := jsLenRange(a); h < 0 || h >= minLen {
+				keep = append(keep, a)
+			}
+		}
+		capped = jsReAlt(keep...)
+	}
+	// The bounded repetitions must still make a small automaton.
+	d, err := jsRegexDFA(capped)
+	if err != nil {
+		return nil, false
+	}
+	var body *Expr
+	if lo, _ := jsLenRange(capped); lo >= minLen {
+		body, err = c.regexToExpr(capped)
+	} else {
+		// Short strings remain: cut them off with the automaton.
+		var ld *jsRDFA
+		if ld, err = jsLengthDFA(minLen, -1); err == nil {
+			if d, err = d.intersect(ld); err == nil {
+				body, err = c.dfaExpr(d)
+			}
+		}
+	}
+	if err != nil {
+		return nil, false
+	}
+	c.warn(p.loc.ptr, p.kw, "combined with maxLength %d by bounding the pattern's repetitions: some valid strings within the length limits are not accepted", maxLen)
+	return body, true
+}
+
+// jsSearchRegex returns the regex of the whole strings in which re (with
+// anchors at its ends) matches.
+func jsSearchRegex(re *syntax.Regexp) *syntax.Regexp {
+	alts, err := jsSplitAnchors(re)
+	if err != nil {
+		return re
+	}
+	var subs []*syntax.Regexp
+	for _, a := range alts {
+		parts := []*syntax.Regexp{}
+		if !a.start {
+			parts = append(parts, jsAnyStar())
+		}
+		parts = append(parts, a.re)
+		if !a.end {
+			parts = append(parts, jsAnyStar())
+		}
+		subs = append(subs, &syntax.Regexp{Op: syntax.OpConcat, Sub: parts})
+	}
+	if len(subs) == 1 {
+		return subs[0]
+	}
+	return &syntax.Regexp{Op: syntax.OpAlternate, Sub: subs}
+}
+
+// jsCapRegex returns a regex matching a subset of re's strings, none longer
+// than budget, by bounding repetitions (ok false when re has no string that
+// short).
+func jsCapRegex(re *syntax.Regexp, budget int) (*syntax.Regexp, bool) {
+	lo, hi := jsLenRange(re)
+	if hi >= 0 && hi <= budget {
+		return re, true
+	}
+	if lo > budget {
+		return nil, false
+	}
+	switch re.Op {
+	case syntax.OpCapture:
+		return jsCapRegex(re.Sub[0], budget)
+	case syntax.OpConcat:
+		// Variable parts share what the fixed minimum leaves: parts with
+		// a bound take up to it first, unbounded ones split the rest.
+		var bounded, unbounded []int
+		sumLo := 0
+		for i, s := range re.Sub {
+			l, h := jsLenRange(s)
+			sumLo += l
+			switch {
+			case h < 0:
+				unbounded = append(unbounded, i)
+			case h != l:
+				bounded = append(bounded, i)
+			}
+		}
+		extra := budget - sumLo
+		out := make([]*syntax.Regexp, len(re.Sub))
+		copy(out, re.Sub)
+		share := extra / max(len(bounded)+len(unbounded), 1)
+		give := func(i, n int) bool {
+			l, _ := jsLenRange(re.Sub[i])
+			var ok bool
+			out[i], ok = jsCapRegex(re.Sub[i], l+n)
+			if ok {
+				_, h := jsLenRange(out[i])
+				extra -= h - l
+			}
+			return ok
+		}
+		for _, i := range bounded {
+			l, h := jsLenRange(re.Sub[i])
+			if len(unbounded) == 0 {
+				share = extra / max(len(bounded), 1)
+			}
+			if !give(i, min(h-l, max(share, extra/(len(bounded)+len(unbounded))))) {
+				return nil, false
+			}
+		}
+		for k, i := range unbounded {
+			if !give(i, extra/(len(unbounded)-k)) {
+				return nil, false
+			}
+		}
+		return &syntax.Regexp{Op: syntax.OpConcat, Sub: out}, true
+	case syntax.OpAlternate:
+		var out []*syntax.Regexp
+		for _, s := range re.Sub {
+			if c, ok := jsCapRegex(s, budget); ok {
+				out = append(out, c)
+			}
+		}
+		if len(out) == 0 {
+			return nil, false
+		}
+		return &syntax.Regexp{Op: syntax.OpAlternate, Sub: out}, true
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		mn, mx := jsRepeatBounds(re)
+		sub := re.Sub[0]
+		l, h := jsLenRange(sub)
+		if l == 1 && h == 1 {
+			// A run of single characters: as long as the budget allows.
+			mx = budget
+			if m := re.Max; re.Op == syntax.OpRepeat && m >= 0 && m < mx {
+				mx = m
+			}
+			if mx < mn {
+				return nil, false
+			}
+			return &syntax.Regexp{Op: syntax.OpRepeat, Min: mn, Max: mx, Sub: []*syntax.Regexp{sub}}, true
+		}
+		// A repeated group: a few repetitions, each within its share.
+		reps := mx
+		switch {
+		case mx >= 0 && mx <= 4:
+			// Few repetitions (an optional group): keep them if they fit.
+			for reps > mn && reps*l > budget {
+				reps--
+			}
+		default:
+			if reps < 0 {
+				reps = 16
+			}
+			reps = max(mn, min(reps, max(budget/max(l+8, 24), 1)))
+		}
+		if reps == 0 {
+			return jsReLit(""), true
+		}
+		var ok bool
+		if sub, ok = jsCapRegex(sub, budget/reps); !ok {
+			return nil, false
+		}
+		if _, h = jsLenRange(sub); h < 0 || h*reps > budget {
+			return nil, false
+		}
+		return &syntax.Regexp{Op: syntax.OpRepeat, Min: mn, Max: reps, Sub: []*syntax.Regexp{sub}}, true
+	}
+	return nil, false
 }
 
 // stringRegex compiles one pattern or format together with the length
@@ -393,6 +695,50 @@ func jsRepeatBounds(re *syntax.Regexp) (int, int) {
 // jsRestrictLength rewrites re so that it matches only strings of length
 // [minLen, maxLen], when re is a sequence of fixed-length parts and one
 // repetition of a single character: the repetition's bounds absorb the limits.
+// jsFixedChoices splits a part with a few possible lengths, each from
+// fixed-length strings (an optional literal, alternatives of equal-length
+// words, a short counted repetition), into one regex per length; nil when
+// it cannot.
+func jsFixedChoices(re *syntax.Regexp) []*syntax.Regexp {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	switch re.Op {
+	case syntax.OpQuest, syntax.OpRepeat:
+		mn, mx := jsRepeatBounds(re)
+		if l, h := jsLenRange(re.Sub[0]); l != h || mx < 0 || mx-mn > 4 {
+			return nil
+		}
+		var out []*syntax.Regexp
+		for k := mn; k <= mx; k++ {
+			out = append(out, jsReRepeat(re.Sub[0], k, k))
+		}
+		return out
+	case syntax.OpAlternate:
+		byLen := map[int][]*syntax.Regexp{}
+		var lens []int
+		for _, a := range re.Sub {
+			l, h := jsLenRange(a)
+			if l != h {
+				return nil
+			}
+			if _, ok := byLen[l]; !ok {
+				lens = append(lens, l)
+			}
+			byLen[l] = append(byLen[l], a)
+		}
+		if len(lens) > 4 {
+			return nil
+		}
+		var out []*syntax.Regexp
+		for _, l := range lens {
+			out = append(out, jsReAlt(byLen[l]...))
+		}
+		return out
+	}
+	return nil
+}
+
 func jsRestrictLength(re *syntax.Regexp, minLen, maxLen int) (*syntax.Regexp, bool) {
 	for re.Op == syntax.OpCapture {
 		re = re.Sub[0]
@@ -400,6 +746,17 @@ func jsRestrictLength(re *syntax.Regexp, minLen, maxLen int) (*syntax.Regexp, bo
 	subs := []*syntax.Regexp{re}
 	if re.Op == syntax.OpConcat {
 		subs = re.Sub
+	}
+	if re.Op == syntax.OpAlternate {
+		var alts []*syntax.Regexp
+		for _, a := range re.Sub {
+			r, ok := jsRestrictLength(a, minLen, maxLen)
+			if !ok {
+				return nil, false
+			}
+			alts = append(alts, r)
+		}
+		return jsReAlt(alts...), true
 	}
 	fixed, vi := 0, -1
 	for i, s := range subs {
@@ -409,6 +766,23 @@ func jsRestrictLength(re *syntax.Regexp, minLen, maxLen int) (*syntax.Regexp, bo
 			continue
 		}
 		if vi >= 0 {
+			// Two variable parts: when one of them has only a few fixed
+			// lengths (s? in https?://.+), try each of them apart.
+			for _, j := range []int{vi, i} {
+				if choices := jsFixedChoices(subs[j]); choices != nil {
+					var alts []*syntax.Regexp
+					for _, ch := range choices {
+						parts := append([]*syntax.Regexp(nil), subs...)
+						parts[j] = ch
+						r, ok := jsRestrictLength(&syntax.Regexp{Op: syntax.OpConcat, Sub: parts}, minLen, maxLen)
+						if !ok {
+							return nil, false
+						}
+						alts = append(alts, r)
+					}
+					return jsReAlt(alts...), true
+				}
+			}
 			return nil, false
 		}
 		vi = i

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/reinlm/rein/fsm"
 	"github.com/reinlm/rein/grammar"
@@ -50,7 +51,8 @@ type Program struct {
 	hasBytes  []bool
 	calls     [][]Call
 	firstByte [][4]uint64 // bytes with a live transition, per node
-	dist      []int32     // fewest bytes to the end of the node's rule
+	distOnce  sync.Once
+	dist      []int32 // fewest bytes to the end of the node's rule, on first use
 }
 
 // RuleInfo describes one compiled rule.
@@ -478,6 +480,5 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim Limits) (*Progra
 		}
 	}
 	p.Root = p.Rules[0].Start
-	p.computeDistances()
 	return p, nil
 }

@@ -1,0 +1,38 @@
+package grammar_test
+
+import (
+	"fmt"
+
+	"github.com/reinlm/rein/grammar"
+)
+
+func ExampleFromJSONSchema() {
+	schema := []byte(`{
+		"type": "object",
+		"properties": {
+			"name": {"type": "string", "maxLength": 20},
+			"age": {"type": "integer", "minimum": 0, "maximum": 150},
+			"tags": {"type": "array", "items": {"enum": ["a", "b"]}, "uniqueItems": true}
+		},
+		"required": ["name"],
+		"additionalProperties": false
+	}`)
+
+	// uniqueItems cannot be enforced by a grammar: strict mode says where.
+	_, _, err := grammar.FromJSONSchema(schema, grammar.SchemaOptions{})
+	fmt.Println(err)
+
+	// Lenient mode ignores it and says so.
+	g, warnings, err := grammar.FromJSONSchema(schema, grammar.SchemaOptions{Lenient: true, Whitespace: grammar.WhitespaceCompact})
+	if err != nil {
+		panic(err)
+	}
+	for _, w := range warnings {
+		fmt.Println("warning:", w)
+	}
+	fmt.Println(g.Rules[g.Root].Name, "has", len(g.Rules), "rules")
+	// Output:
+	// jsonschema: /properties/tags/uniqueItems: uniqueItems: uniqueness of array items cannot be enforced by a grammar
+	// warning: /properties/tags/uniqueItems: uniqueItems: uniqueness of array items cannot be enforced by a grammar (ignored)
+	// root has 6 rules
+}

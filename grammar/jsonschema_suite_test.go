@@ -1,0 +1,106 @@
+package grammar_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/datadir"
+	"github.com/reinlm/rein/internal/oracle"
+)
+
+// jsonSchemaSuiteFloor is the least number of tests of the official JSON
+// Schema Test Suite (draft 2020-12, required tests) that must pass: a valid
+// instance accepted or an invalid one rejected; a schema that does not
+// compile fails all its tests.
+const jsonSchemaSuiteFloor = 1080
+
+// suiteLoader maps the suite's remote URIs (http://localhost:1234/...) to
+// its remotes folder.
+func suiteLoader(remotes string) func(string) ([]byte, error) {
+	return func(uri string) ([]byte, error) {
+		const prefix = "http://localhost:1234/"
+		if !strings.HasPrefix(uri, prefix) {
+			return nil, fmt.Errorf("no such remote document")
+		}
+		rel := filepath.FromSlash(strings.TrimPrefix(uri, prefix))
+		if strings.Contains(rel, "..") {
+			return nil, fmt.Errorf("no such remote document")
+		}
+		return os.ReadFile(filepath.Join(remotes, rel))
+	}
+}
+
+func TestJSONSchemaSuite(t *testing.T) {
+	dir := datadir.Shared(t, "json-schema-test-suite")
+	files, err := filepath.Glob(filepath.Join(dir, "tests", "draft2020-12", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	opts := grammar.SchemaOptions{
+		Whitespace: grammar.WhitespaceCompact,
+		LoadRef:    suiteLoader(filepath.Join(dir, "remotes")),
+		Lenient:    os.Getenv("REIN_SUITE_LENIENT") == "1",
+	}
+	total, passed := 0, 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var groups []struct {
+			Description string          `json:"description"`
+			Schema      json.RawMessage `json:"schema"`
+			Tests       []struct {
+				Description string          `json:"description"`
+				Data        json.RawMessage `json:"data"`
+				Valid       bool            `json:"valid"`
+			} `json:"tests"`
+		}
+		if err := json.Unmarshal(data, &groups); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		fileTotal, filePassed := 0, 0
+		for _, g := range groups {
+			fileTotal += len(g.Tests)
+			gr, _, err := grammar.FromJSONSchema(g.Schema, opts)
+			if err != nil {
+				if os.Getenv("REIN_SUITE_SHOW") != "" {
+					t.Logf("%s: %s: %v", filepath.Base(f), g.Description, err)
+				}
+				continue
+			}
+			for _, tc := range g.Tests {
+				var buf bytes.Buffer
+				if err := json.Compact(&buf, tc.Data); err != nil {
+					t.Fatal(err)
+				}
+				ok, err := oracle.Accepts(gr, buf.Bytes())
+				if err != nil {
+					t.Fatalf("%s: %s: oracle: %v", filepath.Base(f), g.Description, err)
+				}
+				if ok == tc.Valid {
+					filePassed++
+				} else if os.Getenv("REIN_SUITE_SHOW") != "" {
+					t.Logf("%s: %s: %s: valid=%v, accepted=%v: %s", filepath.Base(f), g.Description, tc.Description, tc.Valid, ok, buf.String())
+				}
+			}
+		}
+		total += fileTotal
+		passed += filePassed
+		if testing.Verbose() {
+			t.Logf("%-28s %3d / %3d", filepath.Base(f), filePassed, fileTotal)
+		}
+	}
+	t.Logf("JSON Schema Test Suite (draft 2020-12): %d of %d tests pass", passed, total)
+	if passed < jsonSchemaSuiteFloor {
+		t.Errorf("%d tests pass, fewer than the floor of %d", passed, jsonSchemaSuiteFloor)
+	}
+}
