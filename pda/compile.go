@@ -192,19 +192,10 @@ func (b *ruleBuilder) expr(e *grammar.Expr, from, to int) error {
 	case grammar.Empty:
 		b.n.Epsilon(from, to)
 	case grammar.Bytes:
-		cur := from
-		for i, c := range e.Bytes {
-			next := to
-			if i < len(e.Bytes)-1 {
-				s, err := b.state()
-				if err != nil {
-					return err
-				}
-				next = s
-			}
-			b.n.Bytes(cur, next, c, c)
-			cur = next
-		}
+		return b.chain(len(e.Bytes), from, to, func(i, cur, next int) error {
+			b.n.Bytes(cur, next, e.Bytes[i], e.Bytes[i])
+			return nil
+		})
 	case grammar.Class:
 		pairs := make([]rune, 0, 2*len(e.Ranges))
 		for _, r := range e.Ranges {
@@ -212,24 +203,13 @@ func (b *ruleBuilder) expr(e *grammar.Expr, from, to int) error {
 		}
 		b.n.Runes(from, to, pairs)
 	case grammar.Seq:
-		cur := from
-		for i, s := range e.Subs {
-			next := to
-			if i < len(e.Subs)-1 {
-				st, err := b.state()
-				if err != nil {
-					return err
-				}
-				next = st
-			}
-			if err := b.expr(s, cur, next); err != nil {
-				return err
-			}
-			cur = next
-		}
 		if len(e.Subs) == 0 {
 			b.n.Epsilon(from, to)
+			return nil
 		}
+		return b.chain(len(e.Subs), from, to, func(i, cur, next int) error {
+			return b.expr(e.Subs[i], cur, next)
+		})
 	case grammar.Alt:
 		for _, s := range e.Subs {
 			// Give each branch its own entry so epsilon loops inside one
@@ -256,6 +236,27 @@ func (b *ruleBuilder) expr(e *grammar.Expr, from, to int) error {
 		}
 	default:
 		return fmt.Errorf("unknown expression kind %d", e.Kind)
+	}
+	return nil
+}
+
+// chain links k steps from `from` to `to` through k-1 fresh states; step i
+// builds its part between cur and next.
+func (b *ruleBuilder) chain(k, from, to int, step func(i, cur, next int) error) error {
+	cur := from
+	for i := 0; i < k; i++ {
+		next := to
+		if i < k-1 {
+			st, err := b.state()
+			if err != nil {
+				return err
+			}
+			next = st
+		}
+		if err := step(i, cur, next); err != nil {
+			return err
+		}
+		cur = next
 	}
 	return nil
 }
