@@ -446,7 +446,10 @@ func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
 		}
 		s.prefix = pre
 	}
-	s.items = s.items.and(b.items...)
+	if s.items != nil || b.items != nil {
+		// nil means no items keyword: applyUnevaluated must still see that.
+		s.items = s.items.and(b.items...)
+	}
 	s.contains = append(s.contains, b.contains...)
 	s.minItems = max(s.minItems, b.minItems)
 	s.maxItems = jsMinBound(s.maxItems, b.maxItems)

@@ -98,6 +98,8 @@ var schemaCases = []schemaCase{
 	{name: "contains", schema: `{"type":"array","items":{"type":"integer"},"contains":{"minimum":10}}`, valid: []string{`[10]`, `[1,2,11,3]`}, invalid: []string{`[]`, `[1,2]`, `["a",10]`}},
 	{name: "minContains", schema: `{"type":"array","contains":{"const":1},"minContains":2}`, valid: []string{`[1,1]`, `[1,2,1]`}, invalid: []string{`[1]`, `[1,2]`}},
 	{name: "maxContains", schema: `{"type":"array","contains":{"type":"string"},"minContains":1,"maxContains":2}`, valid: []string{`["a"]`, `[1,"a",2,"b",3]`}, invalid: []string{`[]`, `[1]`, `["a","b","c"]`}},
+	{name: "unevaluatedItems", schema: `{"prefixItems":[{"type":"integer"}],"allOf":[{"prefixItems":[true,{"type":"string"}]}],"unevaluatedItems":false}`, valid: []string{`[]`, `[1]`, `[1,"a"]`, `{}`}, invalid: []string{`[1,"a",2]`, `["a"]`}},
+	{name: "unevaluatedItems schema", schema: `{"unevaluatedItems":{"type":"string"}}`, valid: []string{`[]`, `["a","b"]`, `1`}, invalid: []string{`[1]`, `["a",1]`}},
 	{name: "oneOf of arrays", schema: `{"oneOf":[{"type":"array","items":{"enum":["a","b"]}},{"type":"array","items":{"enum":["b","c"]}}]}`,
 		valid: []string{`["a"]`, `["c","b"]`, `["a","b","a"]`}, invalid: []string{`[]`, `["b"]`, `["a","c"]`, `["d"]`}},
 	{name: "number not integer", schema: `{"not":{"type":"integer"}}`, valid: []string{`1.5`, `"a"`, `-0.01`}, invalid: []string{`1`, `0`, `-3`}},
