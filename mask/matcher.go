@@ -213,6 +213,11 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32) {
 				break
 			}
 		}
+		if failAt == 0 {
+			// The caller refuses this first byte: skip every suffix with it.
+			i = int(x.sufSkip[i]) - 1
+			continue
+		}
 		if failAt < 0 {
 			for _, id := range x.sufToks[x.sufGroup[i]:x.sufGroup[i+1]] {
 				out[id>>5] |= 1 << (uint32(id) & 31)

@@ -13,12 +13,15 @@ import (
 // token's path to keep. Special tokens and empty tokens are left out; stop
 // tokens are kept apart. It is built once per Vocab and shared.
 type vocabIndex struct {
-	size  int     // token ids are < size
-	ids   []int32 // sorted position -> token id
-	data  []byte  // token bytes in sorted order, concatenated
-	off   []int32 // sorted position i spans data[off[i]:off[i+1]]
-	lcp   []int32 // common prefix length of sorted tokens i-1 and i (0 for i = 0)
-	stops []int32 // stop token ids
+	size   int     // token ids are < size
+	ids    []int32 // sorted position -> token id
+	data   []byte  // token bytes in sorted order, concatenated
+	off    []int32 // sorted position i spans data[off[i]:off[i+1]]
+	lcp    []int32 // common prefix length of sorted tokens i-1 and i (0 for i = 0)
+	stops  []int32 // stop token ids
+	maxLen int     // longest token, in bytes
+
+	shared indexCache // node classifications shared between grammars
 }
 
 func (v *vocabIndex) tok(i int32) []byte { return v.data[v.off[i]:v.off[i+1]] }
@@ -64,6 +67,7 @@ func buildVocabIndex(voc *tokenizer.Vocab) *vocabIndex {
 		v.off[i] = int32(len(v.data))
 		v.data = append(v.data, b...)
 		v.lcp[i] = int32(commonPrefix(prev, b))
+		v.maxLen = max(v.maxLen, len(b))
 		prev = b
 	}
 	v.off[len(v.ids)] = int32(len(v.data))

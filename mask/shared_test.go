@@ -1,0 +1,82 @@
+package mask
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/datadir"
+	"github.com/reinlm/rein/internal/vocabtest"
+	"github.com/reinlm/rein/pda"
+)
+
+// TestSharedClassification pins the two shortcuts of classification: the
+// plain DFA walk gives what the pushdown walk gives on call-free nodes, and
+// nodes with equal shapes, in one grammar or across grammars, have equal
+// classifications, so sharing them through the vocabulary's cache is exact.
+func TestSharedClassification(t *testing.T) {
+	grammars := map[string]*grammar.Grammar{"json": grammar.JSON()}
+	for _, f := range []string{"BFCL_javascript_21.json", "Github_easy---o57229.json", "Glaiveai2K---calculate_area_bcc08b54.json"} {
+		raw, err := os.ReadFile(datadir.Shared(t, "maskbench", f))
+		require.NoError(t, err)
+		g, _, err := grammar.FromJSONSchema([]byte(gjson.GetBytes(raw, "schema").Raw), grammar.SchemaOptions{})
+		require.NoError(t, err, f)
+		grammars[f] = g
+	}
+	g, err := grammar.FromRegex(`[a-z]{1,8}@(example|test)\.(com|org)`)
+	require.NoError(t, err)
+	grammars["regex"] = g
+
+	// Counted repetitions longer than Mistral's longest token (25 bytes):
+	// their positions far from the end share a shape.
+	bounded := map[string]*grammar.Grammar{}
+	for _, schema := range []string{`{"type":"string","maxLength":60}`, `{"type":"array","items":{"type":"string","minLength":2,"maxLength":45}}`} {
+		g, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{})
+		require.NoError(t, err, schema)
+		bounded[schema] = g
+	}
+
+	for _, name := range []string{"llama3", "mistral"} {
+		t.Run(name, func(t *testing.T) {
+			if name == "mistral" {
+				maps.Copy(grammars, bounded)
+			}
+			voc := buildVocabIndex(vocabtest.Load(t, name))
+			stride := WordsPerRow(voc.size)
+			byShape := map[string]*nodeIndex{}
+			var plain, shared int
+			for gname, g := range grammars {
+				p, err := pda.Compile(g, pda.Limits{})
+				require.NoError(t, err, gname)
+				st := pda.NewState(p)
+				for n := int32(0); n < int32(p.NumNodes()); n++ {
+					if !p.HasBytes(n) {
+						continue
+					}
+					where := fmt.Sprintf("%s node %d", gname, n)
+					x := classify(p, voc, n, st, false, stride)
+					shape, callFree, ok := p.Shape(nil, n, voc.maxLen, 1<<20)
+					require.True(t, ok, where)
+					if callFree {
+						plain++
+						assert.Equal(t, x, classify(p, voc, n, st, true, stride), "plain walk, "+where)
+					}
+					if y := byShape[string(shape)]; y != nil {
+						shared++
+						assert.Equal(t, y, x, "shared shape, "+where)
+					}
+					byShape[string(shape)] = x
+				}
+			}
+			t.Logf("%d call-free nodes checked, %d nodes sharing a shape", plain, shared)
+			assert.Positive(t, plain)
+			assert.Positive(t, shared)
+		})
+	}
+}
