@@ -1,47 +1,232 @@
 package mask
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
-// FillBatch fills row rows[i] of b for matchers[i], spreading the matchers
-// over up to workers goroutines (workers <= 1 fills on the caller's
-// goroutine). Each matcher must belong to no other goroutine during the
-// call. It returns the first error of any row; the other rows are filled
-// all the same.
-func FillBatch(matchers []*Matcher, b *Bitmask, rows []int, workers int) error {
+// BatchFiller fills the bitmask rows of a batch's constrained sequences on a
+// pool of goroutines it keeps between calls, so that an engine's scheduler
+// fills every step's masks in one call that allocates nothing once warm.
+//
+// Each call hands rows to the workers one at a time from a shared counter,
+// so a slow row (a cold node of the lazy index, a wide stack) does not hold
+// up an evenly split share of the batch. The caller's goroutine fills rows
+// too: a filler of n workers starts n-1 goroutines.
+//
+// Failures stay in their row: an error or a panic while filling one row
+// becomes that row's error and the other rows are filled all the same. A row
+// whose fill panicked is left all zeros (no token allowed), so it can never
+// let an invalid token through; the engine must not sample it and should
+// fail its request. Rows of b that are not listed, the unconstrained
+// sequences, are not touched.
+//
+// A BatchFiller is safe for concurrent use; calls to Fill run one at a time.
+// Close stops its goroutines (they are also stopped once the filler is
+// garbage).
+type BatchFiller struct {
+	p *fillPool
+}
+
+// fillPool is the part of a BatchFiller its goroutines see, so that a
+// forgotten filler can be collected and its goroutines stopped.
+type fillPool struct {
+	mu      sync.Mutex // one Fill at a time
+	workers int
+	closed  bool
+	wake    chan struct{} // one token per helper asked to join a Fill
+	quit    chan struct{}
+	running sync.WaitGroup // helpers working on the current Fill
+	exited  sync.WaitGroup // helper goroutines alive
+
+	// The current Fill, set before helpers are woken.
+	matchers []*Matcher
+	b        *Bitmask
+	rows     []int
+	errs     []error // per matcher; scratch reused between calls
+	next     atomic.Int64
+	seen     []bool // scratch for the duplicate-row check
+}
+
+// NewBatchFiller returns a filler that spreads each batch over up to workers
+// goroutines, the caller's included. workers < 1 means runtime.GOMAXPROCS(0).
+func NewBatchFiller(workers int) *BatchFiller {
+	if workers < 1 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	p := &fillPool{
+		workers: workers,
+		wake:    make(chan struct{}, workers),
+		quit:    make(chan struct{}),
+	}
+	p.exited.Add(workers - 1)
+	for range workers - 1 {
+		go p.helper()
+	}
+	f := &BatchFiller{p: p}
+	runtime.AddCleanup(f, func(p *fillPool) { p.close() }, p)
+	return f
+}
+
+// Workers is the most goroutines one Fill uses, the caller's included.
+func (f *BatchFiller) Workers() int { return f.p.workers }
+
+// Close stops the filler's goroutines and waits for them to exit. Fill still
+// works after Close, on the caller's goroutine alone.
+func (f *BatchFiller) Close() { f.p.close() }
+
+// Fill writes into row rows[i] of b the tokens matchers[i] allows next, for
+// every i, and returns the first row error in matcher order (nil when every
+// row was filled). When errs is not nil it must have one slot per matcher;
+// errs[i] receives row i's error, or nil. Row errors are those of
+// FillBitmask (ErrRow for a row outside b or a matcher of another
+// vocabulary), an error for a nil matcher, and a *PanicError for a panic;
+// after a panic the matcher's state is unspecified. The listed rows must be
+// distinct, and each matcher must belong to no other goroutine during the
+// call. Fill allocates nothing once the matchers' nodes are indexed, unless a
+// row fails.
+func (f *BatchFiller) Fill(matchers []*Matcher, b *Bitmask, rows []int, errs []error) error {
+	p := f.p
+	if b == nil {
+		return fmt.Errorf("%w: nil bitmask", ErrShape)
+	}
 	if len(rows) != len(matchers) {
 		return fmt.Errorf("%w: %d matchers but %d rows", ErrRow, len(matchers), len(rows))
 	}
-	if workers <= 1 || len(matchers) <= 1 {
-		var first error
-		for i, m := range matchers {
-			if err := m.FillBitmask(b, rows[i]); err != nil && first == nil {
-				first = err
-			}
+	if errs != nil && len(errs) != len(matchers) {
+		return fmt.Errorf("%w: %d matchers but %d error slots", ErrShape, len(matchers), len(errs))
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.checkRows(b, rows); err != nil {
+		return err
+	}
+	n := len(matchers)
+	if cap(p.errs) < n {
+		p.errs = make([]error, n)
+	}
+	p.matchers, p.b, p.rows, p.errs = matchers, b, rows, p.errs[:n]
+	p.next.Store(0)
+	helpers := min(p.workers, n) - 1
+	if p.closed {
+		helpers = 0
+	}
+	p.running.Add(max(helpers, 0))
+	for range helpers {
+		p.wake <- struct{}{}
+	}
+	p.drain()
+	p.running.Wait()
+
+	var first error
+	for i, err := range p.errs {
+		if err != nil && first == nil {
+			first = err
 		}
-		return first
-	}
-	workers = min(workers, len(matchers))
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(matchers); i += workers {
-				if err := matchers[i].FillBitmask(b, rows[i]); err != nil && errs[w] == nil {
-					errs[w] = err
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+		if errs != nil {
+			errs[i] = err
 		}
 	}
-	return nil
+	clear(p.errs)
+	p.matchers, p.b, p.rows = nil, nil, nil
+	return first
+}
+
+// errDuplicateRow is returned when two matchers would write the same row.
+var errDuplicateRow = errors.New("listed twice")
+
+// checkRows refuses a batch that lists a row twice: two goroutines would
+// write it at once. Rows outside b are left to FillBitmask to report.
+func (p *fillPool) checkRows(b *Bitmask, rows []int) error {
+	if cap(p.seen) < b.Rows {
+		p.seen = make([]bool, b.Rows)
+	}
+	seen := p.seen[:b.Rows]
+	var err error
+	for _, r := range rows {
+		if r < 0 || r >= len(seen) {
+			continue
+		}
+		if seen[r] {
+			err = fmt.Errorf("%w: row %d %w", ErrRow, r, errDuplicateRow)
+			break
+		}
+		seen[r] = true
+	}
+	for _, r := range rows {
+		if r >= 0 && r < len(seen) {
+			seen[r] = false
+		}
+	}
+	return err
+}
+
+func (p *fillPool) helper() {
+	defer p.exited.Done()
+	for {
+		select {
+		case <-p.wake:
+			p.drain()
+			p.running.Done()
+		case <-p.quit:
+			return
+		}
+	}
+}
+
+// drain fills rows until none is left.
+func (p *fillPool) drain() {
+	n := int64(len(p.matchers))
+	for {
+		i := p.next.Add(1) - 1
+		if i >= n {
+			return
+		}
+		p.errs[i] = p.fillRow(int(i))
+	}
+}
+
+// fillRow fills one row, turning a panic into the row's error and leaving
+// the row all zeros.
+func (p *fillPool) fillRow(i int) (err error) {
+	m, row := p.matchers[i], p.rows[i]
+	defer func() {
+		if r := recover(); r != nil {
+			if row >= 0 && row < p.b.Rows {
+				clear(p.b.Row(row))
+			}
+			err = NewPanicError("FillBitmask", r)
+		}
+	}()
+	if m == nil {
+		if row >= 0 && row < p.b.Rows {
+			clear(p.b.Row(row))
+		}
+		return fmt.Errorf("mask: no matcher for row %d", row)
+	}
+	return m.FillBitmask(p.b, row)
+}
+
+func (p *fillPool) close() {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		close(p.quit)
+	}
+	p.mu.Unlock()
+	p.exited.Wait()
+}
+
+// FillBatch fills row rows[i] of b for matchers[i] on up to workers
+// goroutines started for this call (workers <= 1 fills on the caller's
+// goroutine), with BatchFiller's failure isolation. It returns the first
+// row error; the other rows are filled all the same. An engine that fills
+// every step should keep a BatchFiller instead.
+func FillBatch(matchers []*Matcher, b *Bitmask, rows []int, workers int) error {
+	f := NewBatchFiller(max(workers, 1))
+	defer f.Close()
+	return f.Fill(matchers, b, rows, nil)
 }

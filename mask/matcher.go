@@ -3,6 +3,8 @@ package mask
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
+	"strings"
 
 	"github.com/reinlm/rein/pda"
 )
@@ -240,4 +242,87 @@ func (c *Compiled) isStop(id int) bool {
 		}
 	}
 	return false
+}
+
+// ErrTerminated reports a token offered to a matcher that has already
+// accepted a stop token.
+var ErrTerminated = errors.New("mask: matcher already terminated")
+
+// ErrRejected reports a token the grammar does not allow at this point, or an
+// id outside the vocabulary.
+var ErrRejected = errors.New("mask: token rejected by the grammar")
+
+// ErrPanic is wrapped by every *PanicError.
+var ErrPanic = errors.New("panic in grammar work")
+
+// PanicError is a panic recovered inside one sequence's grammar work (a
+// compile, a mask fill, an accept), turned into that sequence's error so
+// the rest of the batch and the process go on. Error is one line; Stack holds
+// the frames where the panic happened, for the log.
+type PanicError struct {
+	Op    string // what was running: "FillBitmask", "Accept", "compile"
+	Value any    // the value passed to panic
+	Stack string // an excerpt of the panicking goroutine's stack
+}
+
+// NewPanicError records v, just recovered while op was running. Call it from
+// the deferred function that recovered, so Stack shows where the panic
+// happened.
+func NewPanicError(op string, v any) *PanicError {
+	return &PanicError{Op: op, Value: v, Stack: stackExcerpt(debug.Stack(), 16)}
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("mask: panic in %s: %v", e.Op, e.Value) }
+
+// Unwrap returns ErrPanic, and the panic value when it is an error (a
+// runtime.Error for a nil dereference or an index out of range).
+func (e *PanicError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{ErrPanic, err}
+	}
+	return []error{ErrPanic}
+}
+
+// stackExcerpt keeps up to max lines of a debug.Stack dump, starting at the
+// frame that called panic (or after the goroutine header when there is none).
+func stackExcerpt(s []byte, max int) string {
+	lines := strings.Split(strings.TrimSpace(string(s)), "\n")
+	start := min(1, len(lines))
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic(") {
+			start = min(i+2, len(lines))
+			break
+		}
+	}
+	lines = lines[start:]
+	if len(lines) > max {
+		lines = lines[:max]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Accept is AcceptToken for engines that need the reason for a refusal: it
+// returns ErrTerminated once a stop token has been accepted, and an error
+// wrapping ErrRejected, naming the token, for a token the grammar does not
+// allow here or an id outside the vocabulary; a refused token leaves the
+// matcher unchanged. A panic inside is recovered as a *PanicError; the
+// matcher's state is then unspecified and the sequence should be failed (or
+// the matcher Reset). An accepted token allocates nothing once the history
+// has grown to the sequence's length.
+func (m *Matcher) Accept(id int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = NewPanicError("Accept", r)
+		}
+	}()
+	if m.terminated {
+		return ErrTerminated
+	}
+	if m.AcceptToken(id) {
+		return nil
+	}
+	if id < 0 || id >= m.c.voc.size {
+		return fmt.Errorf("%w: token id %d outside the vocabulary of %d tokens", ErrRejected, id, m.c.voc.size)
+	}
+	return fmt.Errorf("%w: token %d %q", ErrRejected, id, m.c.vocab.Bytes(id))
 }

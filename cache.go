@@ -1,0 +1,91 @@
+package rein
+
+// lru is the Compiler's cache: compiled grammars by key, most recently used
+// first, within a byte budget. Sizes are each grammar's MemoryBytes plus its
+// key's length, measured again when an entry is looked up (that entry) or
+// added (all entries), since the lazy token index grows with use. It is
+// guarded by Compiler.mu.
+type lru struct {
+	budget int64
+	total  int64
+	items  map[string]*entry
+	head   entry // sentinel of a circular list: head.next is the most recent
+}
+
+type entry struct {
+	key        string
+	res        result
+	size       int64
+	prev, next *entry
+}
+
+func (c *lru) len() int { return len(c.items) }
+
+func (c *lru) init() {
+	if c.items == nil {
+		c.items = map[string]*entry{}
+		c.head.prev, c.head.next = &c.head, &c.head
+	}
+}
+
+// get returns the entry of key, now the most recent, or nil.
+func (c *lru) get(key string) *entry {
+	c.init()
+	e := c.items[key]
+	if e == nil {
+		return nil
+	}
+	c.measure(e)
+	c.unlink(e)
+	c.pushFront(e)
+	return e
+}
+
+// put adds or replaces key's entry as the most recent and measures every
+// entry again.
+func (c *lru) put(key string, res result) {
+	c.init()
+	if old := c.items[key]; old != nil {
+		c.remove(old)
+	}
+	e := &entry{key: key, res: res}
+	c.items[key] = e
+	c.pushFront(e)
+	for e := c.head.next; e != &c.head; e = e.next {
+		c.measure(e)
+	}
+}
+
+// evict drops the least recently used entries until the cache is within
+// its budget, and returns how many it dropped.
+func (c *lru) evict() int64 {
+	var n int64
+	for c.total > c.budget && c.head.prev != &c.head {
+		c.remove(c.head.prev)
+		n++
+	}
+	return n
+}
+
+func (c *lru) measure(e *entry) {
+	size := int64(e.res.compiled.MemoryBytes() + len(e.key))
+	c.total += size - e.size
+	e.size = size
+}
+
+func (c *lru) remove(e *entry) {
+	c.unlink(e)
+	delete(c.items, e.key)
+	c.total -= e.size
+}
+
+func (c *lru) unlink(e *entry) {
+	e.prev.next, e.next.prev = e.next, e.prev
+	e.prev, e.next = nil, nil
+}
+
+func (c *lru) pushFront(e *entry) {
+	e.prev, e.next = &c.head, c.head.next
+	c.head.next.prev = e
+	c.head.next = e
+}

@@ -1,0 +1,271 @@
+package rein
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/mask"
+	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/tokenizer"
+)
+
+// Kind is the language a Spec's source is written in.
+type Kind uint8
+
+// The kinds of grammar a Compiler compiles.
+const (
+	KindRegex      Kind = iota + 1 // Go RE2 syntax, matched in full (grammar.FromRegex)
+	KindJSONSchema                 // a JSON Schema (grammar.FromJSONSchema)
+	KindGBNF                       // llama.cpp's GBNF (grammar.ParseGBNF)
+	KindJSON                       // any JSON value (grammar.JSON)
+	KindChoice                     // exactly one of a list of strings (grammar.Choice)
+)
+
+var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Spec says what to compile: a kind, its source and the options of its
+// front-end. Build one with Regex, JSONSchema, GBNF, JSON or Choice. Two
+// specs with the same kind, source and options share one compiled grammar.
+type Spec struct {
+	Kind    Kind
+	Source  string   // the regex, schema or GBNF text; unused for KindJSON and KindChoice
+	Root    string   // KindGBNF: the start rule ("" means "root")
+	Choices []string // KindChoice: the strings to choose from
+	// Schema tunes KindJSONSchema. Its LoadRef must be nil: remote documents
+	// are loaded through CompilerOptions.LoadRef, so that the cache stays
+	// true to its keys.
+	Schema grammar.SchemaOptions
+}
+
+// Regex is the spec of a regular expression in Go's RE2 syntax that the
+// whole output must match.
+func Regex(pattern string) Spec { return Spec{Kind: KindRegex, Source: pattern} }
+
+// JSONSchema is the spec of the JSON documents a schema validates, with the
+// first of opts (if any) as the front-end's options.
+func JSONSchema(schema string, opts ...grammar.SchemaOptions) Spec {
+	s := Spec{Kind: KindJSONSchema, Source: schema}
+	if len(opts) > 0 {
+		s.Schema = opts[0]
+	}
+	return s
+}
+
+// GBNF is the spec of a GBNF grammar starting at rule root ("" means "root").
+func GBNF(src, root string) Spec { return Spec{Kind: KindGBNF, Source: src, Root: root} }
+
+// JSON is the spec of any one JSON value.
+func JSON() Spec { return Spec{Kind: KindJSON} }
+
+// Choice is the spec of exactly one of options, byte for byte.
+func Choice(options ...string) Spec { return Spec{Kind: KindChoice, Choices: options} }
+
+// ErrSpec reports a Spec that cannot be compiled as given: an unknown kind,
+// or a schema spec carrying its own LoadRef.
+var ErrSpec = errors.New("rein: bad grammar spec")
+
+// key returns the cache key of s: kind, options and source, unambiguously.
+func (s *Spec) key() (string, error) {
+	var b strings.Builder
+	b.WriteByte(byte(s.Kind))
+	switch s.Kind {
+	case KindRegex:
+	case KindJSONSchema:
+		if s.Schema.LoadRef != nil {
+			return "", fmt.Errorf("%w: Schema.LoadRef is set; use CompilerOptions.LoadRef", ErrSpec)
+		}
+		fmt.Fprintf(&b, "%+v", s.Schema)
+	case KindGBNF:
+		root := s.Root
+		if root == "" {
+			root = "root"
+		}
+		fmt.Fprintf(&b, "%d:%s", len(root), root)
+	case KindJSON:
+		return b.String(), nil
+	case KindChoice:
+		for _, c := range s.Choices {
+			fmt.Fprintf(&b, "%d:%s", len(c), c)
+		}
+		return b.String(), nil
+	default:
+		return "", fmt.Errorf("%w: unknown kind %d", ErrSpec, s.Kind)
+	}
+	b.WriteByte(0)
+	b.WriteString(s.Source)
+	return b.String(), nil
+}
+
+// grammar runs the spec's front-end.
+func (s *Spec) grammar(loadRef func(string) ([]byte, error)) (*grammar.Grammar, []grammar.Warning, error) {
+	switch s.Kind {
+	case KindRegex:
+		g, err := grammar.FromRegex(s.Source)
+		return g, nil, err
+	case KindJSONSchema:
+		opts := s.Schema
+		opts.LoadRef = loadRef
+		return grammar.FromJSONSchema([]byte(s.Source), opts)
+	case KindGBNF:
+		g, err := grammar.ParseGBNF(s.Source, s.Root)
+		return g, nil, err
+	case KindJSON:
+		return grammar.JSON(), nil, nil
+	case KindChoice:
+		g, err := grammar.Choice(s.Choices)
+		return g, nil, err
+	}
+	return nil, nil, fmt.Errorf("%w: unknown kind %d", ErrSpec, s.Kind)
+}
+
+// CompilerOptions tune a Compiler. The zero value is the default.
+type CompilerOptions struct {
+	// CacheBytes is the byte budget of the cache of compiled grammars
+	// (default 256 MiB; negative: no cache, so every request that does not
+	// join a running compile compiles anew). See Compiler for what it counts.
+	CacheBytes int64
+	// Workers is the most compiles that run at once (default
+	// runtime.GOMAXPROCS(0)); the others wait for a slot, still cancellable.
+	Workers int
+	// Timeout limits one compile, whoever waits on it (default: none). Past
+	// it, the compile fails with an error wrapping grammar.ErrLimit and
+	// context.DeadlineExceeded.
+	Timeout time.Duration
+	// Limits bound the automata (zero: pda.DefaultLimits).
+	Limits pda.Limits
+	// LoadRef, when set, loads the documents of JSON Schema $refs to
+	// absolute URIs outside the schema (see grammar.SchemaOptions.LoadRef).
+	// It must return the same document for the same URI for the Compiler's
+	// life, or the cache will serve grammars built from stale documents.
+	LoadRef func(uri string) ([]byte, error)
+}
+
+// DefaultCacheBytes is the cache budget when CompilerOptions.CacheBytes is 0.
+const DefaultCacheBytes = 256 << 20
+
+// Compiler compiles grammars for one vocabulary, on behalf of many requests
+// at once. It is safe for concurrent use.
+//
+// Compiled grammars are cached by kind, source and options in an LRU cache
+// with a byte budget. The budget counts each grammar's
+// mask.Compiled.MemoryBytes plus the length of its key: the automaton and
+// the part of the lazy token index built so far. The index grows while
+// matchers use a grammar, so sizes are measured again whenever an entry is
+// looked up (that entry) or added (every entry); between those moments the
+// cache may hold more than its budget. A grammar larger than the whole
+// budget is compiled and returned but not kept.
+//
+// Identical requests that arrive while one of them is compiling join it: a
+// source is compiled once however many requests ask for it at the same time.
+// Failed compiles are not cached: the requests waiting on a failing compile
+// all get its error, and a later request compiles again (a front-end error
+// costs little to find again, and a failure caused by cancellation or a time
+// limit must not outlive it).
+//
+// The first compile for a vocabulary also builds its sorted token index,
+// once per process (tens of milliseconds for a large vocabulary); an engine
+// can compile JSON() at start-up to pay for it there.
+type Compiler struct {
+	vocab *tokenizer.Vocab
+	opts  CompilerOptions
+	slots chan struct{} // one token per running compile
+
+	mu       sync.Mutex
+	cache    lru
+	inflight map[string]*flight
+	stats    CompilerStats
+}
+
+// CompilerStats counts what a Compiler has done since it was made.
+type CompilerStats struct {
+	Requests  int64 // CompileAsync calls with a valid spec: Hits + Joins + Compiles, and those whose context had already ended
+	Hits      int64 // requests answered from the cache
+	Joins     int64 // requests that joined an identical compile already running
+	Compiles  int64 // compiles started
+	Failures  int64 // compiles that failed: errors, panics, cancellations
+	Evictions int64 // grammars dropped from the cache to keep its budget
+	Entries   int   // grammars in the cache now
+	Bytes     int64 // their size, as last measured
+}
+
+// NewCompiler returns a compiler for vocab. It fails with an error wrapping
+// mask.ErrVocab when vocab is nil or empty.
+func NewCompiler(vocab *tokenizer.Vocab, opts CompilerOptions) (*Compiler, error) {
+	if vocab == nil || vocab.Size() == 0 {
+		return nil, fmt.Errorf("%w: nil or empty", mask.ErrVocab)
+	}
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = DefaultCacheBytes
+	}
+	if opts.Workers < 1 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	c := &Compiler{
+		vocab:    vocab,
+		opts:     opts,
+		slots:    make(chan struct{}, opts.Workers),
+		inflight: map[string]*flight{},
+	}
+	c.cache.budget = opts.CacheBytes
+	return c, nil
+}
+
+// Vocab returns the vocabulary the compiler compiles for.
+func (c *Compiler) Vocab() *tokenizer.Vocab { return c.vocab }
+
+// Stats returns the compiler's counters.
+func (c *Compiler) Stats() CompilerStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Entries, s.Bytes = c.cache.len(), c.cache.total
+	return s
+}
+
+// Compile compiles spec, or returns it from the cache, waiting until it is
+// done or ctx ends. It is CompileAsync followed by Wait.
+func (c *Compiler) Compile(ctx context.Context, spec Spec) (*mask.Compiled, error) {
+	return c.CompileAsync(ctx, spec).Wait(ctx)
+}
+
+// build runs the stages of one compile, checking ctx between them: the
+// front-end, the automaton, the token index. A stage that has started runs
+// to its end (the automaton limits bound how long that takes); the waiters
+// do not wait for it. A panic in any stage becomes the compile's error.
+func (c *Compiler) build(ctx context.Context, spec *Spec) (res result) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = result{err: mask.NewPanicError("compile", r)}
+		}
+	}()
+	g, warnings, err := spec.grammar(c.opts.LoadRef)
+	if err != nil {
+		return result{warnings: warnings, err: err}
+	}
+	if ctx.Err() != nil {
+		return result{err: context.Cause(ctx)}
+	}
+	prog, err := pda.Compile(g, c.opts.Limits)
+	if err != nil {
+		return result{warnings: warnings, err: err}
+	}
+	if ctx.Err() != nil {
+		return result{err: context.Cause(ctx)}
+	}
+	return result{compiled: mask.CompileProgram(prog, c.vocab), warnings: slices.Clip(warnings)}
+}
