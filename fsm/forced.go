@@ -48,6 +48,35 @@ func (d *DFA) ComputeForced() {
 	}
 }
 
+// Paths is the compressed view of an automaton: for each node, the bytes
+// read along its chain of forced successors (a node's forced successor is
+// the one node it can go on to, by one byte value). Nodes on one chain share
+// the suffixes of one string, so the table holds each chain once. DFA
+// builds it for ForcedBytes; package pda builds it over its linked rules.
+type Paths struct{ t forcedTable }
+
+// Bytes returns node s's path, nil when s is out of range. The slice is
+// shared: callers must not modify it.
+func (p *Paths) Bytes(s int32) []byte {
+	if s < 0 || int(2*s) >= len(p.t.span) {
+		return nil
+	}
+	return p.t.bytes(s)
+}
+
+// NewPaths builds the paths of a graph of len(next) nodes: next[s] is the
+// forced successor of node s, or -1, and by[s] the byte that leads there.
+// A chain that loops back into itself is cut where it would repeat.
+func NewPaths(next []int32, by []byte) *Paths {
+	w := getWorkspace()
+	defer w.put()
+	n := len(next)
+	w.next, w.by = resize(w.next, n), resize(w.by, n)
+	copy(w.next, next)
+	copy(w.by, by)
+	return &Paths{*w.chains(n)}
+}
+
 // forcedTable builds the ForcedBytes table; live says which states can reach
 // a final state, nil if all can.
 func (w *workspace) forcedTable(d *DFA, live []bool) *forcedTable {
@@ -65,10 +94,9 @@ func (w *workspace) forcedTable(d *DFA, live []bool) *forcedTable {
 	}
 
 	// next[s] is the one live successor of a forcing state, by its byte;
-	// else -1. heads are the forcing states no forcing state leads to.
+	// else -1.
 	w.next, w.by = resize(w.next, n), resize(w.by, n)
-	w.heads, w.done, w.length = resize(w.heads, n), resize(w.done, n), resize(w.length, n)
-	next, by, heads, done, length := w.next, w.by, w.heads, w.done, w.length
+	next, by := w.next, w.by
 	for s := range n {
 		next[s] = -1
 		if !isLive(int32(s)) || d.Final[s] || len(d.Calls[s]) > 0 {
@@ -86,16 +114,28 @@ func (w *workspace) forcedTable(d *DFA, live []bool) *forcedTable {
 		}
 		if count == 1 {
 			next[s] = t
-			heads[s] = true
 		}
+	}
+	return w.chains(n)
+}
+
+// chains writes the paths of the forced successors in w.next and w.by.
+func (w *workspace) chains(n int) *forcedTable {
+	next, by := w.next, w.by
+	// heads are the forcing states no forcing state leads to.
+	w.heads, w.done, w.length = resize(w.heads, n), resize(w.done, n), resize(w.length, n)
+	heads, done, length := w.heads, w.done, w.length
+	for s := range n {
+		heads[s] = next[s] >= 0
 	}
 	for s := range n {
 		if next[s] >= 0 {
 			heads[next[s]] = false
 		}
 	}
-	// A chain of forcing states cannot loop: its states could not reach a
-	// final state. Lengths, by walking each chain to a known length.
+	// Lengths, by walking each chain to a known length. On a DFA a chain
+	// cannot loop (its states could not reach a final state); a loop given
+	// to NewPaths is cut where the walk meets a state already seen.
 	path := w.path[:0]
 	for s := range n {
 		path = path[:0]
@@ -131,11 +171,13 @@ func (w *workspace) forcedTable(d *DFA, live []bool) *forcedTable {
 			continue
 		}
 		at := int32(len(f.buf))
-		for u := int32(s); next[u] >= 0; u = next[u] {
+		u := int32(s)
+		for range length[s] {
 			f.buf = append(f.buf, by[u])
+			u = next[u]
 		}
 		end := int32(len(f.buf))
-		for u, i := int32(s), at; next[u] >= 0 && f.span[2*u+1] == 0; u, i = next[u], i+1 {
+		for u, i := int32(s), at; i < end && f.span[2*u+1] == 0; u, i = next[u], i+1 {
 			f.span[2*u], f.span[2*u+1] = i, end
 		}
 	}

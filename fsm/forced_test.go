@@ -122,3 +122,23 @@ func TestForcedBytesShared(t *testing.T) {
 	require.Equal(t, "abcdefgh", string(first))
 	assert.Same(t, &first[1], &second[0], "suffixes share storage")
 }
+
+// TestNewPaths builds paths from successor lists directly: chains that
+// merge share storage, and a loop is cut rather than followed forever.
+func TestNewPaths(t *testing.T) {
+	// 0 -a-> 1 -b-> 2 -c-> 3 (no successor); 4 -x-> 2; 5 -y-> 6 -z-> 5.
+	next := []int32{1, 2, 3, -1, 2, 6, 5}
+	by := []byte("abc-xyz")
+	p := NewPaths(next, by)
+	tests := []struct {
+		s    int32
+		want string
+	}{{0, "abc"}, {1, "bc"}, {2, "c"}, {3, ""}, {4, "xc"}}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, string(p.Bytes(tt.s)), "node %d", tt.s)
+	}
+	assert.LessOrEqual(t, len(p.Bytes(5)), 2, "a loop is cut")
+	assert.Nil(t, p.Bytes(-1))
+	assert.Nil(t, p.Bytes(7))
+	assert.Empty(t, NewPaths(nil, nil).Bytes(0))
+}

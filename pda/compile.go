@@ -53,6 +53,8 @@ type Program struct {
 	firstByte [][4]uint64 // bytes with a live transition, per node
 	distOnce  sync.Once
 	dist      []int32 // fewest bytes to the end of the node's rule, on first use
+	pathOnce  sync.Once
+	paths     *fsm.Paths // bytes each node's rule forces from it (forced.go), on first use
 }
 
 // RuleInfo describes one compiled rule.

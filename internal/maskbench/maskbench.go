@@ -58,10 +58,10 @@ type Report struct {
 	Wall      time.Duration
 }
 
-var datasetSuffix = regexp.MustCompile(`_\d+\.json$`)
+var datasetSuffix = regexp.MustCompile(`(---.*|_\d+)?\.json$`)
 
-// Dataset is the MaskBench dataset a file belongs to (its name without the
-// trailing number).
+// Dataset is the MaskBench dataset a file belongs to: its name up to "---"
+// (Github_easy---o10008.json) or without the trailing number (BFCL_java_12.json).
 func Dataset(file string) string {
 	return datasetSuffix.ReplaceAllString(filepath.Base(file), "")
 }

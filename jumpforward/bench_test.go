@@ -1,0 +1,81 @@
+package jumpforward_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/datadir"
+	"github.com/reinlm/rein/internal/maskbench"
+	"github.com/reinlm/rein/internal/vocabtest"
+	"github.com/reinlm/rein/jumpforward"
+	"github.com/reinlm/rein/mask"
+)
+
+// benchDoc is one MaskBench document with its grammar, ready to decode.
+type benchDoc struct {
+	fw  *jumpforward.Forwarder
+	m   *mask.Matcher
+	doc string
+}
+
+// loadBenchDocs compiles every every-th MaskBench schema with compact
+// whitespace and returns its valid instances that the grammar accepts.
+func loadBenchDocs(tb testing.TB, every int) []benchDoc {
+	tb.Helper()
+	voc := vocabtest.Load(tb, "llama3")
+	dir := datadir.Shared(tb, "maskbench")
+	files, err := maskbench.Files(dir, every)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []benchDoc
+	for _, f := range files {
+		s, err := maskbench.LoadInstances(f, voc, grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+		if err != nil {
+			continue
+		}
+		fw, err := jumpforward.New(s.Compiled)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		m := s.Compiled.NewMatcher()
+		for _, doc := range s.Valid {
+			out = append(out, benchDoc{fw, m, doc})
+		}
+	}
+	return out
+}
+
+// BenchmarkNext measures Forwarder.Next per decoding step along MaskBench
+// documents (every 40th schema, compact JSON, Llama-3), decoded by a model
+// that wants each document: p50 and p99 over all steps, the steps where
+// nothing is forced included, as they are in an engine.
+func BenchmarkNext(b *testing.B) {
+	docs := loadBenchDocs(b, 40)
+	enc, err := vocabtest.Load(b, "llama3").Encoder()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var times []time.Duration
+	for _, d := range docs { // warm the token index and the Encoder's cache
+		if _, err := maskbench.WantDocument(d.fw, d.m, enc, d.doc, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		times = times[:0]
+		for _, d := range docs {
+			if _, err := maskbench.WantDocument(d.fw, d.m, enc, d.doc, &times); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	slices.Sort(times)
+	us := func(p float64) float64 { return float64(times[int(p*float64(len(times)-1))].Nanoseconds()) / 1e3 }
+	b.ReportMetric(us(0.5), "p50-us")
+	b.ReportMetric(us(0.99), "p99-us")
+	b.ReportMetric(float64(len(times)), "steps")
+}

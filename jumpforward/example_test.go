@@ -1,0 +1,138 @@
+package jumpforward_test
+
+import (
+	"fmt"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/jumpforward"
+	"github.com/reinlm/rein/mask"
+	"github.com/reinlm/rein/tokenizer/gpt2"
+)
+
+// An engine calls Next once per step, after accepting the model's token, and
+// edits its sequence the way the result says. Here the "model" wants to
+// write one document and takes the Encoder's next token for the rest of it;
+// the grammar writes what it forces.
+func ExampleForwarder_Next() {
+	vocab, err := gpt2.Vocab()
+	if err != nil {
+		panic(err)
+	}
+	enc, err := vocab.Encoder()
+	if err != nil {
+		panic(err)
+	}
+	schema := `{"type":"object","properties":{
+		"name":{"type":"string"},
+		"house":{"enum":["Gryffindor","Hufflepuff","Ravenclaw","Slytherin"]}},
+		"required":["name","house"],"additionalProperties":false}`
+	g, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+	if err != nil {
+		panic(err)
+	}
+	compiled, err := mask.Compile(g, vocab)
+	if err != nil {
+		panic(err)
+	}
+	m := compiled.NewMatcher()
+	fw, err := jumpforward.New(compiled)
+	if err != nil {
+		panic(err)
+	}
+
+	doc := `{"name":"Harry","house":"Ravenclaw"}`
+	var seq []int
+	written := 0
+	for {
+		jf := fw.Next(m, seq)
+		if !jf.Empty() {
+			fmt.Printf("jump:  %q (forced %q, roll back %d)\n", text(vocab.Bytes, jf.Tokens), jf.Forced, jf.Rollback)
+			for _, id := range seq[len(seq)-jf.Rollback:] {
+				written -= len(vocab.Bytes(id))
+			}
+			seq = append(seq[:len(seq)-jf.Rollback], jf.Tokens...)
+			for _, id := range jf.Tokens {
+				written += len(vocab.Bytes(id))
+			}
+		}
+		if written == len(doc) {
+			break
+		}
+		id := enc.Encode(doc[written:])[0] // the model's choice
+		if !m.AcceptToken(id) {
+			panic("refused")
+		}
+		fmt.Printf("model: %q\n", vocab.Bytes(id))
+		seq = append(seq, id)
+		written += len(vocab.Bytes(id))
+	}
+	fmt.Println("can end:", m.CanEnd())
+	// Output:
+	// jump:  ["{\"" "name"] (forced "{\"name\":\"", roll back 0)
+	// model: "\":\""
+	// model: "Harry"
+	// model: "\",\""
+	// jump:  ["house" "\":\""] (forced "house\":\"", roll back 0)
+	// model: "Raven"
+	// jump:  ["claw" "\"}"] (forced "claw\"}", roll back 0)
+	// can end: true
+}
+
+func text(bytes func(int) []byte, ids []int) []string {
+	var out []string
+	for _, id := range ids {
+		out = append(out, string(bytes(id)))
+	}
+	return out
+}
+
+// Forced reports the bytes the grammar forces without changing the matcher.
+func ExampleForwarder_Forced() {
+	vocab, err := gpt2.Vocab()
+	if err != nil {
+		panic(err)
+	}
+	g, err := grammar.FromRegex(`(INFO|WARN|ERROR) \[[a-z]+\] (done|failed)`)
+	if err != nil {
+		panic(err)
+	}
+	compiled, err := mask.Compile(g, vocab)
+	if err != nil {
+		panic(err)
+	}
+	fw, err := jumpforward.New(compiled)
+	if err != nil {
+		panic(err)
+	}
+	m := compiled.NewMatcher()
+	for _, s := range []string{"", "W", "ARN [db] ", "f"} {
+		m.AcceptString(s)
+		fmt.Printf("%q\n", fw.Forced(m))
+	}
+	// Output:
+	// ""
+	// "ARN ["
+	// ""
+	// "ailed"
+}
+
+// Next without a Forwarder: one line per step, for code that does not keep
+// one (it makes a Forwarder per call).
+func ExampleNext() {
+	vocab, err := gpt2.Vocab()
+	if err != nil {
+		panic(err)
+	}
+	g, err := grammar.FromRegex(`Answer: (yes|no)\.`)
+	if err != nil {
+		panic(err)
+	}
+	compiled, err := mask.Compile(g, vocab)
+	if err != nil {
+		panic(err)
+	}
+	m := compiled.NewMatcher()
+	jf := jumpforward.Next(m, nil)
+	fmt.Printf("forced %q, append %q\n", jf.Forced, text(vocab.Bytes, jf.Tokens))
+	// Output: forced "Answer: ", append ["Answer" ":"]
+}

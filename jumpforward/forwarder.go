@@ -1,0 +1,145 @@
+package jumpforward
+
+import (
+	"github.com/reinlm/rein/mask"
+	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/tokenizer"
+)
+
+// Options tune a Forwarder. The zero value is the default.
+type Options struct {
+	// MaxBytes bounds the forced string looked at in one step (default 256).
+	MaxBytes int
+	// MaxWindow bounds the accepted tokens re-encoded with the forced bytes
+	// (default 32).
+	MaxWindow int
+}
+
+const (
+	defaultMaxBytes  = 256
+	defaultMaxWindow = 32
+)
+
+// Forwarder computes jump-forward steps for the matchers of one compiled
+// grammar (of any grammar compiled for the same vocabulary, in fact). It
+// holds scratch buffers, so it is used by one goroutine at a time, like a
+// Matcher; give each sequence (or each worker) its own.
+type Forwarder struct {
+	voc  *tokenizer.Vocab
+	enc  *tokenizer.Encoder
+	ix   *prefixIndex
+	opts Options
+
+	forced []byte      // the forced bytes of the last call
+	text   []byte      // scratch: window text and forced bytes
+	one    pda.ByteSet // scratch: the byte after forced bytes cut before an unfinished character
+}
+
+// New returns a Forwarder for the matchers of c. It fails when c's
+// vocabulary has no Encoder (re-tokenization needs the model's own).
+func New(c *mask.Compiled, opts ...Options) (*Forwarder, error) {
+	enc, err := c.Vocab().Encoder()
+	if err != nil {
+		return nil, err
+	}
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = defaultMaxBytes
+	}
+	if o.MaxWindow <= 0 {
+		o.MaxWindow = defaultMaxWindow
+	}
+	return &Forwarder{voc: c.Vocab(), enc: enc, ix: indexFor(c.Vocab()), opts: o}, nil
+}
+
+// Result is one jump-forward step: the engine drops the last Rollback tokens
+// of its sequence and appends Tokens. It is empty when nothing is forced or
+// when the forced bytes do not yet make a token that is sure to stay.
+type Result struct {
+	Forced   []byte // the bytes the grammar forces after the accepted text
+	Rollback int    // tokens removed from the end of the sequence
+	Tokens   []int  // tokens appended after the rollback
+}
+
+// Empty reports whether the step changes nothing.
+func (r Result) Empty() bool { return len(r.Tokens) == 0 }
+
+// Forced returns the bytes the grammar forces at m's state: those every
+// continuation of the accepted text starts with, stopping before any point
+// where the grammar may end or branch. It leaves m unchanged. The slice is
+// valid until the next call on f.
+func (f *Forwarder) Forced(m *mask.Matcher) []byte {
+	if m.IsTerminated() || m.Compiled().Vocab() != f.voc {
+		return nil
+	}
+	f.forced, _, _ = m.State().Forced(f.forced[:0], f.opts.MaxBytes)
+	return f.forced
+}
+
+// Next computes the jump-forward step at m's state and applies it to m.
+// history holds the tokens m accepted, oldest first (the engine's generated
+// sequence; only its last few tokens are read, and they must be m's last
+// accepted steps). The result's Tokens are the canonical encoding, by the
+// vocabulary's Encoder, of the end of the accepted text followed by the
+// forced bytes, less any trailing token that what comes next could merge
+// with; Rollback counts the accepted tokens that encoding replaces.
+//
+// m goes through its own API: Rollback, then AcceptToken for each token.
+// Should the grammar refuse one (it cannot, for tokens made of forced bytes,
+// unless history is not what m accepted), m is restored and the result is
+// empty. So is it when m's grammar was compiled for another vocabulary. The
+// slices of the result are valid until the next call on f.
+func (f *Forwarder) Next(m *mask.Matcher, history []int) Result {
+	if m.IsTerminated() || m.Compiled().Vocab() != f.voc {
+		return Result{}
+	}
+	var next pda.ByteSet
+	f.forced, next, _ = m.State().Forced(f.forced[:0], f.opts.MaxBytes)
+	if len(f.forced) == 0 {
+		return Result{}
+	}
+	if n := m.NumTokens(); len(history) > n {
+		history = history[len(history)-n:]
+	}
+	rollback, toks := f.retokenize(history, f.forced, &next)
+	if len(toks) == 0 {
+		return Result{Forced: f.forced}
+	}
+	if !apply(m, history, rollback, toks) {
+		return Result{Forced: f.forced}
+	}
+	return Result{Forced: f.forced, Rollback: rollback, Tokens: toks}
+}
+
+// apply rolls m back by rollback tokens and accepts toks. If a token is
+// refused, it undoes everything, re-accepting the tokens rolled back.
+func apply(m *mask.Matcher, history []int, rollback int, toks []int) bool {
+	if m.Rollback(rollback) != nil {
+		return false
+	}
+	for i, id := range toks {
+		if !m.AcceptToken(id) {
+			_ = m.Rollback(i)
+			for _, old := range history[len(history)-rollback:] {
+				m.AcceptToken(old)
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// Next is the one-line form for an engine that keeps no Forwarder: it makes
+// one for m's grammar and calls its Next. It allocates; a decoding loop
+// should keep a Forwarder instead. When the vocabulary has no Encoder the
+// result is empty (New reports why).
+func Next(m *mask.Matcher, history []int) Result {
+	f, err := New(m.Compiled())
+	if err != nil {
+		return Result{}
+	}
+	return f.Next(m, history)
+}
