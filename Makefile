@@ -13,10 +13,13 @@ export REIN_REQUIRE_DATA := 1
 .PHONY: test vocab lint vet staticcheck bench
 
 # The race run scales the long property tests down (internal/race); the
-# second run repeats those at full size without the detector.
+# second run repeats those at full size without the detector, and the third
+# runs the MaskBench runner over its CI sample against the floor in
+# internal/maskbench/testdata/floor.json.
 test: vocab lint cuda-check
 	$(GO) test -race -timeout 40m ./...
 	$(GO) test -count=1 -timeout 20m -run 'TestMaskMatchesReference|TestMaskAgreesWithEarley|TestRandomDecoding' ./mask/
+	$(GO) test -count=1 -timeout 20m -run 'TestMaskBenchFloor' -v ./internal/maskbench/
 
 vocab:
 	@bash scripts/fetch-vocab.sh $(CACHE)/tokenizers
