@@ -50,18 +50,8 @@ type JumpReport struct {
 // order). It counts the tokens jump-forward delivered and the tokens of the
 // final sequence that differ from the Encoder's encoding of the same text.
 func RunJumpForward(o Options) (*JumpReport, error) {
-	files, err := Files(o.Dir, o.Every)
+	files, enc, err := prepare(o)
 	if err != nil {
-		return nil, err
-	}
-	if o.Limit > 0 && len(files) > o.Limit {
-		files = files[:o.Limit]
-	}
-	enc, err := o.Vocab.Encoder()
-	if err != nil {
-		return nil, err
-	}
-	if _, err := mask.Compile(grammar.JSON(), o.Vocab); err != nil {
 		return nil, err
 	}
 	r := &JumpReport{Compact: o.Schema.Whitespace == grammar.WhitespaceCompact}

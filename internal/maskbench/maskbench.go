@@ -86,21 +86,30 @@ func Files(dir string, every int) ([]string, error) {
 	return files, nil
 }
 
-// Run runs the protocol.
-func Run(o Options) (*Report, error) {
+// prepare lists the files to run, builds the Encoder, and builds the
+// vocabulary's shared index before anything is timed.
+func prepare(o Options) ([]string, *tokenizer.Encoder, error) {
 	files, err := Files(o.Dir, o.Every)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.Limit > 0 && len(files) > o.Limit {
 		files = files[:o.Limit]
 	}
 	enc, err := o.Vocab.Encoder()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// Build the vocabulary's shared index before timing anything.
 	if _, err := mask.Compile(grammar.JSON(), o.Vocab); err != nil {
+		return nil, nil, err
+	}
+	return files, enc, nil
+}
+
+// Run runs the protocol.
+func Run(o Options) (*Report, error) {
+	files, enc, err := prepare(o)
+	if err != nil {
 		return nil, err
 	}
 	r := &Report{}
