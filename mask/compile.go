@@ -95,11 +95,11 @@ func (c *Compiled) nodeIndex(n int32) *nodeIndex {
 	// Nodes whose automata are alike, in this grammar or another one of
 	// the same vocabulary, share one classification: most JSON Schemas
 	// have the same string, number and whitespace rules.
-	shape, callFree, shareable := c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape)
+	shape, _, shareable := c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape)
 	x := c.voc.shared.get(shape, shareable)
 	if x == nil {
 		st := c.states.Get().(*pda.State)
-		x = classify(c.prog, c.voc, n, st, callFree, c.stride)
+		x = classify(c.prog, c.voc, n, st, c.stride)
 		c.states.Put(st)
 		if shareable {
 			x = c.voc.shared.put(shape, x)

@@ -3,6 +3,7 @@ package mask
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"github.com/reinlm/rein/pda"
@@ -29,7 +30,7 @@ type nodeIndex struct {
 	sufData  []byte  // distinct suffixes, sorted, concatenated
 	sufOff   []int32 // suffix i is sufData[sufOff[i]:sufOff[i+1]]
 	sufLCP   []int32 // common prefix of suffixes i-1 and i
-	sufToks  []int32 // token ids, grouped by suffix
+	sufToks  []int32 // token ids, grouped by suffix, in vocabulary order
 	sufGroup []int32 // suffix i's tokens are sufToks[sufGroup[i]:sufGroup[i+1]]
 	sufSkip  []int32 // the first suffix after i that starts with another byte
 }
@@ -51,54 +52,11 @@ type exitEntry struct {
 	at  int32 // offset of the first byte left
 }
 
-// tokenWalk follows tokens' bytes from one node: through the pushdown
-// state in general, or, when no rule call is reachable from the node, along
-// a plain path of DFA nodes, which is several times faster.
-type tokenWalk struct {
-	p    *pda.Program
-	st   *pda.State // nil on the plain path
-	path []int32    // path[d] is the node after d bytes
-}
-
-func (w *tokenWalk) depth() int {
-	if w.st != nil {
-		return w.st.Depth()
-	}
-	return len(w.path) - 1
-}
-
-func (w *tokenWalk) rollback(d int) {
-	if w.st != nil {
-		w.st.Rollback(d)
-		return
-	}
-	w.path = w.path[:d+1]
-}
-
-func (w *tokenWalk) advance(b byte) bool {
-	if w.st != nil {
-		return w.st.Advance(b)
-	}
-	next := w.p.Next(w.path[len(w.path)-1], b)
-	if next < 0 {
-		return false
-	}
-	w.path = append(w.path, next)
-	return true
-}
-
-// canEndAt reports whether the node's rule may have ended after d bytes.
-func (w *tokenWalk) canEndAt(d int) bool {
-	if w.st != nil {
-		return w.st.CanEndAt(d)
-	}
-	return d > 0 && w.p.Final(w.path[d])
-}
-
-// sortExits orders exits by suffix, then token id. Nodes where a rule may
-// end after a byte or two (whitespace) have tens of thousands of exits, so
-// this is a radix sort on the suffixes' first eight bytes, leaving only runs
-// with equal first bytes to a comparison sort.
+// sortExits orders exits by suffix, keeping vocabulary order among exits
+// with equal suffixes. Nodes where a rule may end after a byte or two
+// (whitespace) have tens of thousands of exits, so this is a radix sort on
+// the suffixes' first eight bytes, most significant first, leaving only
+// runs that agree on eight bytes to a comparison sort.
 func sortExits(exits []exitEntry, suffixOf func(exitEntry) []byte) {
 	if len(exits) < 2 {
 		return
@@ -109,65 +67,103 @@ func sortExits(exits []exitEntry, suffixOf func(exitEntry) []byte) {
 		copy(k[:], suffixOf(e))
 		keys[i] = binary.BigEndian.Uint64(k[:])
 	}
-	// Least significant byte first; a stable pass keeps earlier order, and
-	// exits arrive in vocabulary order, not id order, hence the final runs.
-	tmpE := make([]exitEntry, len(exits))
-	tmpK := make([]uint64, len(exits))
-	for shift := 0; shift < 64; shift += 8 {
-		var count [257]int
-		for _, k := range keys {
-			count[(k>>shift)&0xff+1]++
-		}
-		if count[(keys[0]>>shift)&0xff+1] == len(keys) {
-			continue // every key has the same byte here
-		}
-		for b := 1; b < 257; b++ {
-			count[b] += count[b-1]
-		}
-		for i, k := range keys {
-			j := count[(k>>shift)&0xff]
-			count[(k>>shift)&0xff]++
-			tmpE[j], tmpK[j] = exits[i], k
-		}
-		copy(exits, tmpE)
-		copy(keys, tmpK)
-	}
+	radixExits(exits, keys, make([]exitEntry, len(exits)), make([]uint64, len(exits)), 56)
 	for lo := 0; lo < len(exits); {
 		hi := lo + 1
+		same := true // the run's suffixes are all equal
+		n := len(suffixOf(exits[lo]))
 		for hi < len(exits) && keys[hi] == keys[lo] {
+			if m := len(suffixOf(exits[hi])); m != n || m > 8 {
+				same = false
+			}
 			hi++
 		}
-		if hi-lo > 1 {
-			slices.SortFunc(exits[lo:hi], func(a, b exitEntry) int {
-				if c := bytes.Compare(suffixOf(a), suffixOf(b)); c != 0 {
-					return c
-				}
-				return int(a.id - b.id)
+		if !same {
+			slices.SortStableFunc(exits[lo:hi], func(a, b exitEntry) int {
+				return bytes.Compare(suffixOf(a), suffixOf(b))
 			})
 		}
 		lo = hi
 	}
 }
 
-// classify walks the whole sorted vocabulary from node n. st is scratch,
-// used unless callFree says the walk never enters another rule.
-func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, callFree bool, stride int) *nodeIndex {
-	w := tokenWalk{p: p}
-	if callFree {
-		w.path = make([]int32, 1, v.maxLen+1)
-		w.path[0] = n
-	} else {
-		st.ResetAt(n)
-		w.st = st
+// radixExits sorts exits stably by keys, whose bytes above shift+8 are
+// equal, one byte at a time from the top; tmpE and tmpK are scratch.
+func radixExits(exits []exitEntry, keys []uint64, tmpE []exitEntry, tmpK []uint64, shift int) {
+	if len(exits) <= 64 {
+		for i := 1; i < len(exits); i++ {
+			for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+				keys[j], keys[j-1] = keys[j-1], keys[j]
+				exits[j], exits[j-1] = exits[j-1], exits[j]
+			}
+		}
+		return
 	}
-	var accepted []int32
+	same := true
+	for _, k := range keys {
+		same = same && k == keys[0]
+	}
+	if same {
+		return
+	}
+	var count [257]int
+	for _, k := range keys {
+		count[(k>>shift)&0xff+1]++
+	}
+	for b := 1; b < 257; b++ {
+		count[b] += count[b-1]
+	}
+	start := count
+	var used [4]uint64 // the bytes some key has here
+	for i, k := range keys {
+		used[(k>>shift)&0xff>>6] |= 1 << ((k >> shift) & 63)
+		j := count[(k>>shift)&0xff]
+		count[(k>>shift)&0xff]++
+		tmpE[j], tmpK[j] = exits[i], k
+	}
+	copy(exits, tmpE)
+	copy(keys, tmpK)
+	if shift == 0 {
+		return
+	}
+	for w, word := range used {
+		for ; word != 0; word &= word - 1 {
+			b := w<<6 + bits.TrailingZeros64(word)
+			if lo, hi := start[b], start[b+1]; hi-lo > 1 {
+				radixExits(exits[lo:hi], keys[lo:hi], tmpE[lo:hi], tmpK[lo:hi], shift-8)
+			}
+		}
+	}
+}
+
+// classify classifies the sorted vocabulary from node n through a walkDFA,
+// or, for the rare node whose walk meets too many configurations, through
+// the pushdown state st.
+func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int) *nodeIndex {
+	a := walkPool.Get().(*walkDFA)
+	a.reset(p, n)
+	x, ok := a.classify(v, n, stride)
+	walkPool.Put(a)
+	if !ok {
+		x = classifyStack(p, v, n, st, stride)
+	}
+	return x
+}
+
+// classifyStack classifies the sorted vocabulary from node n by running
+// every token through the pushdown state st, reusing the walk of the
+// previous token's shared prefix. It is the plain definition of a node's
+// classification: the fallback of classify and its reference in tests.
+func classifyStack(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int) *nodeIndex {
+	st.ResetAt(n)
+	acc := make([]uint32, stride)
+	count := 0
 	var exits []exitEntry
 	failAt := -1 // the previous token died adding its byte failAt
 	first := p.FirstBytes(n)
 	addExits := func(i int32, tok []byte, reached int) {
-		// The walk may leave the rule after d bytes wherever CanEnd held.
 		for d := 1; d <= reached && d < len(tok); d++ {
-			if w.canEndAt(d) {
+			if st.CanEndAt(d) {
 				exits = append(exits, exitEntry{id: v.ids[i], pos: i, at: int32(d)})
 			}
 		}
@@ -175,48 +171,49 @@ func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, callFree bo
 	for i := int32(0); i < int32(len(v.ids)); i++ {
 		tok := v.tok(i)
 		if first[tok[0]>>6]&(1<<(tok[0]&63)) == 0 {
-			// Skip the whole subtree of this first byte.
-			for i+1 < int32(len(v.ids)) && v.lcp[i+1] >= 1 {
-				i++
-			}
 			failAt = -1
-			w.rollback(0)
+			st.Rollback(0)
 			continue
 		}
 		l := int(v.lcp[i])
 		if failAt >= 0 && l > failAt {
-			// Dies where the previous token died; it may still leave the
-			// rule before that.
 			addExits(i, tok, failAt)
 			continue
 		}
 		failAt = -1
-		w.rollback(min(l, w.depth()))
-		for k := w.depth(); k < len(tok); k++ {
-			if !w.advance(tok[k]) {
+		st.Rollback(min(l, st.Depth()))
+		for k := st.Depth(); k < len(tok); k++ {
+			if !st.Advance(tok[k]) {
 				failAt = k
 				break
 			}
 		}
 		if failAt < 0 {
-			// Every byte was taken, so some stack is alive or the rule
-			// ended exactly here: allowed whatever lies below.
-			accepted = append(accepted, v.ids[i])
+			id := v.ids[i]
+			acc[id>>5] |= 1 << (uint32(id) & 31)
+			count++
 			continue
 		}
 		addExits(i, tok, failAt)
 	}
-	w.rollback(0)
+	st.Rollback(0)
+	return newNodeIndex(v, acc, count, exits, stride)
+}
 
-	x := &nodeIndex{nAccepted: len(accepted)}
-	if len(accepted) > stride {
+// newNodeIndex builds a node's index from its accepted tokens, a row of
+// count bits, and its exits.
+func newNodeIndex(v *vocabIndex, acc []uint32, count int, exits []exitEntry, stride int) *nodeIndex {
+	x := &nodeIndex{nAccepted: count}
+	if count > stride {
 		// Denser than one id per word: a row of bits is smaller and faster.
-		x.dense = make([]uint32, stride)
-		for _, id := range accepted {
-			x.dense[id>>5] |= 1 << (uint32(id) & 31)
-		}
+		x.dense = slices.Clone(acc)
 	} else {
-		x.accepted = accepted
+		x.accepted = make([]int32, 0, count)
+		for w, word := range acc {
+			for ; word != 0; word &= word - 1 {
+				x.accepted = append(x.accepted, int32(w<<5+bits.TrailingZeros32(word)))
+			}
+		}
 	}
 	suffixOf := func(e exitEntry) []byte { return v.tok(e.pos)[e.at:] }
 	sortExits(exits, suffixOf)

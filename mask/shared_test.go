@@ -16,10 +16,12 @@ import (
 	"github.com/reinlm/rein/pda"
 )
 
-// TestSharedClassification pins the two shortcuts of classification: the
-// plain DFA walk gives what the pushdown walk gives on call-free nodes, and
-// nodes with equal shapes, in one grammar or across grammars, have equal
-// classifications, so sharing them through the vocabulary's cache is exact.
+// TestSharedClassification pins the shortcuts of classification: the walk
+// over the lazily built automaton of configurations, with its pruned
+// subtrees, gives what running every token through the pushdown state
+// gives, and nodes with equal shapes, in one grammar or across grammars,
+// have equal classifications, so sharing them through the vocabulary's
+// cache is exact.
 func TestSharedClassification(t *testing.T) {
 	grammars := map[string]*grammar.Grammar{"json": grammar.JSON()}
 	for _, f := range []string{"BFCL_javascript_21.json", "Github_easy---o57229.json", "Glaiveai2K---calculate_area_bcc08b54.json"} {
@@ -50,7 +52,7 @@ func TestSharedClassification(t *testing.T) {
 			voc := buildVocabIndex(vocabtest.Load(t, name))
 			stride := WordsPerRow(voc.size)
 			byShape := map[string]*nodeIndex{}
-			var plain, shared int
+			var pruned, shared int
 			for gname, g := range grammars {
 				p, err := pda.Compile(g, pda.Limits{})
 				require.NoError(t, err, gname)
@@ -60,13 +62,17 @@ func TestSharedClassification(t *testing.T) {
 						continue
 					}
 					where := fmt.Sprintf("%s node %d", gname, n)
-					x := classify(p, voc, n, st, false, stride)
-					shape, callFree, ok := p.Shape(nil, n, voc.maxLen, 1<<20)
+					a := walkPool.Get().(*walkDFA)
+					a.reset(p, n)
+					x, ok := a.classify(voc, n, stride)
 					require.True(t, ok, where)
-					if callFree {
-						plain++
-						assert.Equal(t, x, classify(p, voc, n, st, true, stride), "plain walk, "+where)
+					if a.prunedAny {
+						pruned++
 					}
+					walkPool.Put(a)
+					assert.Equal(t, classifyStack(p, voc, n, st, stride), x, "configuration walk, "+where)
+					shape, _, ok := p.Shape(nil, n, voc.maxLen, 1<<20)
+					require.True(t, ok, where)
 					if y := byShape[string(shape)]; y != nil {
 						shared++
 						assert.Equal(t, y, x, "shared shape, "+where)
@@ -74,8 +80,8 @@ func TestSharedClassification(t *testing.T) {
 					byShape[string(shape)] = x
 				}
 			}
-			t.Logf("%d call-free nodes checked, %d nodes sharing a shape", plain, shared)
-			assert.Positive(t, plain)
+			t.Logf("%d nodes with pruned subtrees, %d nodes sharing a shape", pruned, shared)
+			assert.Positive(t, pruned)
 			assert.Positive(t, shared)
 		})
 	}

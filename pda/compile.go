@@ -73,6 +73,12 @@ func (p *Program) Next(n int32, b byte) int32 {
 	return p.trans[p.base[n]+int32(p.classes[p.classOff[n]+int32(b)])]
 }
 
+// ByteClasses returns the byte classes of node n's rule: bytes of one class
+// lead from any node of the rule to the same node.
+func (p *Program) ByteClasses(n int32) []uint8 {
+	return p.classes[p.classOff[n] : p.classOff[n]+256]
+}
+
 // Final reports whether node n may end its rule.
 func (p *Program) Final(n int32) bool { return p.final[n] }
 

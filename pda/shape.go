@@ -1,6 +1,9 @@
 package pda
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"sync"
+)
 
 // Shape appends to dst a canonical description of the automaton as seen
 // from node n by input of at most maxDepth bytes: byte transitions, rule
@@ -17,38 +20,45 @@ import "encoding/binary"
 // within reach. callFree reports that no node within reach calls a rule:
 // the walk from n is then a plain DFA walk.
 func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte, callFree, ok bool) {
-	type entry struct{ id, dist int32 }
-	seen := map[int32]entry{n: {0, 0}}
-	layer := []int32{n} // nodes at the distance being expanded
-	var next []int32    // nodes one byte further
+	sc := shapePool.Get().(*shapeScratch)
+	defer shapePool.Put(sc)
+	sc.begin(int(p.numNodes))
+	count := int32(0)
+	layer := sc.layer[:0] // nodes at the distance being expanded
+	next := sc.next[:0]   // nodes one byte further
+	defer func() { sc.layer, sc.next = layer, next }()
 	callFree = true
 	var d int32 // the distance being expanded
-	reach := func(x, dist int32) {
-		e, ok := seen[x]
-		if ok && e.dist <= dist {
-			return
+	// reach records that x is dist bytes from n and returns its number.
+	reach := func(x, dist int32) int32 {
+		if sc.gen[x] == sc.g {
+			if sc.dist[x] <= dist {
+				return sc.id[x]
+			}
+		} else {
+			sc.gen[x] = sc.g
+			sc.id[x] = count
+			count++
 		}
-		if !ok {
-			e.id = int32(len(seen))
-		}
-		seen[x] = entry{e.id, dist}
+		sc.dist[x] = dist
 		if dist == d {
 			layer = append(layer, x)
 		} else {
 			next = append(next, x)
 		}
+		return sc.id[x]
 	}
+	reach(n, 0)
 	for ; len(layer) > 0; d++ {
 		for k := 0; k < len(layer); k++ {
-			if len(seen) > maxNodes {
+			if int(count) > maxNodes {
 				return dst, false, false
 			}
 			x := layer[k]
-			e := seen[x]
-			if e.dist != d {
+			if sc.dist[x] != d {
 				continue // met again at a smaller distance and expanded there
 			}
-			dst = binary.AppendUvarint(dst, uint64(e.id))
+			dst = binary.AppendUvarint(dst, uint64(sc.id[x]))
 			if int(d) >= maxDepth {
 				// Beyond reach: only that input may get this far matters.
 				dst = append(dst, 0x80)
@@ -70,9 +80,9 @@ func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte
 						hi++
 					}
 					if t >= 0 {
-						reach(t, d+1)
+						id := reach(t, d+1)
 						dst = append(dst, byte(lo), byte(hi))
-						dst = binary.AppendUvarint(dst, uint64(seen[t].id))
+						dst = binary.AppendUvarint(dst, uint64(id))
 					}
 					lo = hi + 1
 				}
@@ -88,13 +98,38 @@ func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte
 				}
 				// A callee may take no byte before returning, so both ends
 				// of a call count as no further away.
-				reach(c.Start, d)
-				reach(c.Return, d)
-				dst = binary.AppendUvarint(dst, uint64(seen[c.Start].id)<<1|tail)
-				dst = binary.AppendUvarint(dst, uint64(seen[c.Return].id))
+				start := reach(c.Start, d)
+				ret := reach(c.Return, d)
+				dst = binary.AppendUvarint(dst, uint64(start)<<1|tail)
+				dst = binary.AppendUvarint(dst, uint64(ret))
 			}
 		}
 		layer, next = next, layer[:0]
 	}
 	return dst, callFree, true
+}
+
+// shapeScratch numbers the nodes one Shape call meets: entries whose gen
+// is not the call's g are unset, so nothing is cleared between calls.
+type shapeScratch struct {
+	id, dist    []int32
+	gen         []uint32
+	g           uint32
+	layer, next []int32
+}
+
+var shapePool = sync.Pool{New: func() any { return new(shapeScratch) }}
+
+func (sc *shapeScratch) begin(nodes int) {
+	if len(sc.gen) < nodes {
+		sc.id = make([]int32, nodes)
+		sc.dist = make([]int32, nodes)
+		sc.gen = make([]uint32, nodes)
+		sc.g = 0
+	}
+	sc.g++
+	if sc.g == 0 {
+		clear(sc.gen)
+		sc.g = 1
+	}
 }

@@ -24,32 +24,18 @@ type frame struct {
 // the working size, Advance and Rollback do not allocate.
 type State struct {
 	p *Program
-
-	frames []frame
-	ftab   []int32 // open-addressing index of frames: 0 empty, -1 deleted, id+1
-	fmask  uint32
-	fused  int // non-empty entries of ftab
+	closer
 
 	tops     []Top
 	depthOff []int32 // depthOff[d]: start of depth d's tops; len = depth+2
 	canEnd   []bool  // per depth
 	frameLen []int32 // per depth: len(frames) after that depth was built
-
-	work  []Top
-	vtab  []uint64 // visited (node,frame) keys of the current closure, tagged by generation
-	vgen  []uint32
-	gen   uint32
-	vmask uint32
 }
 
 // NewState returns a State at the start of the root rule.
 func NewState(p *Program) *State {
 	s := &State{p: p}
-	s.ftab = make([]int32, 64)
-	s.fmask = 63
-	s.vtab = make([]uint64, 64)
-	s.vgen = make([]uint32, 64)
-	s.vmask = 63
+	s.closer.init()
 	s.Reset()
 	return s
 }
@@ -75,9 +61,7 @@ func (s *State) ResetAt(n int32) {
 }
 
 func (s *State) resetArenas() {
-	s.frames = s.frames[:0]
-	clear(s.ftab)
-	s.fused = 0
+	s.resetFrames()
 	s.tops = s.tops[:0]
 	s.depthOff = append(s.depthOff[:0], 0)
 	s.canEnd = s.canEnd[:0]
@@ -208,9 +192,7 @@ func (s *State) CopyFrom(o *State) {
 	s.canEnd = append(s.canEnd[:0], o.canEnd...)
 	s.frameLen = append(s.frameLen[:0], o.frameLen...)
 	if len(s.vtab) == 0 {
-		s.vtab = make([]uint64, 64)
-		s.vgen = make([]uint32, 64)
-		s.vmask = 63
+		s.initVisited()
 	}
 }
 
@@ -224,11 +206,7 @@ func (s *State) Clone() *State {
 // beginDepth opens depth d+1: its tops are appended after depth d's.
 func (s *State) beginDepth() {
 	s.canEnd = append(s.canEnd, false)
-	s.gen++
-	if s.gen == 0 {
-		clear(s.vgen)
-		s.gen = 1
-	}
+	s.newGeneration()
 }
 
 // endDepth closes the depth begun last.
@@ -237,157 +215,12 @@ func (s *State) endDepth() {
 	s.frameLen = append(s.frameLen, int32(len(s.frames)))
 }
 
-// closure adds the tops reachable from (n, f) without consuming a byte:
-// rule calls push a frame, rule ends pop one. Visited pairs are skipped, so
-// every (node, frame) pair is expanded once per depth.
+// closure adds the tops reachable from (n, f) without consuming a byte to
+// the depth being built.
 func (s *State) closure(n, f int32) {
-	p := s.p
-	s.work = append(s.work[:0], Top{n, f})
-	for len(s.work) > 0 {
-		t := s.work[len(s.work)-1]
-		s.work = s.work[:len(s.work)-1]
-		if !s.visit(t) {
-			continue
-		}
-		if p.final[t.Node] {
-			if t.Frame < 0 {
-				s.canEnd[len(s.canEnd)-1] = true
-			} else {
-				fr := s.frames[t.Frame]
-				s.work = append(s.work, Top{fr.ret, fr.parent})
-			}
-		}
-		for _, c := range p.calls[t.Node] {
-			g := t.Frame
-			if !c.Tail {
-				g = s.intern(c.Return, t.Frame)
-			}
-			s.work = append(s.work, Top{c.Start, g})
-		}
-		if p.hasBytes[t.Node] {
-			s.tops = append(s.tops, t)
-		}
-	}
-}
-
-// visit marks (node, frame) as seen at the current depth and reports whether
-// it was new.
-func (s *State) visit(t Top) bool {
-	key := uint64(uint32(t.Node))<<32 | uint64(uint32(t.Frame))
-	h := uint32((key * 0x9E3779B97F4A7C15) >> 40)
-	for {
-		i := h & s.vmask
-		if s.vgen[i] != s.gen {
-			s.vgen[i] = s.gen
-			s.vtab[i] = key
-			return true
-		}
-		if s.vtab[i] == key {
-			return false
-		}
-		h++
-		if h-uint32((key*0x9E3779B97F4A7C15)>>40) > s.vmask/2 {
-			s.growVisited()
-			return s.visit(t)
-		}
-	}
-}
-
-func (s *State) growVisited() {
-	// Rehash the current generation's keys into a table twice the size.
-	oldTab, oldGen, g := s.vtab, s.vgen, s.gen
-	size := 2 * len(oldTab)
-	s.vtab = make([]uint64, size)
-	s.vgen = make([]uint32, size)
-	s.vmask = uint32(size - 1)
-	for i, k := range oldTab {
-		if oldGen[i] == g {
-			h := uint32((k * 0x9E3779B97F4A7C15) >> 40)
-			for s.vgen[h&s.vmask] == g {
-				h++
-			}
-			s.vgen[h&s.vmask] = g
-			s.vtab[h&s.vmask] = k
-		}
-	}
-}
-
-// intern returns the id of frame (ret, parent), creating it if needed.
-// ftab is an open-addressing index: 0 empty, -1 deleted, id+1 a frame.
-func (s *State) intern(ret, parent int32) int32 {
-	key := frame{ret, parent}
-	h := frameHash(key)
-	free := int32(-1)
-	for probe := uint32(0); ; probe++ {
-		i := (h + probe) & s.fmask
-		e := s.ftab[i]
-		if e == 0 {
-			if free < 0 {
-				free = int32(i)
-				s.fused++
-			}
-			break
-		}
-		if e < 0 {
-			if free < 0 {
-				free = int32(i)
-			}
-			continue
-		}
-		if s.frames[e-1] == key {
-			return e - 1
-		}
-	}
-	id := int32(len(s.frames))
-	s.frames = append(s.frames, key)
-	s.ftab[free] = id + 1
-	if s.fused*2 > len(s.ftab) {
-		s.rehashFrames()
-	}
-	return id
-}
-
-func frameHash(f frame) uint32 {
-	return (uint32(f.ret)*0x9E3779B1 ^ uint32(f.parent)*0x85EBCA77) * 0xC2B2AE3D
-}
-
-// truncateFrames removes the frames from id n on, and their index entries.
-func (s *State) truncateFrames(n int) {
-	for id := len(s.frames) - 1; id >= n; id-- {
-		h := frameHash(s.frames[id])
-		for probe := uint32(0); ; probe++ {
-			i := (h + probe) & s.fmask
-			if s.ftab[i] == int32(id)+1 {
-				s.ftab[i] = -1
-				break
-			}
-		}
-	}
-	s.frames = s.frames[:n]
-}
-
-// rehashFrames rebuilds the index, dropping deleted entries, at a size that
-// keeps it at most a quarter full.
-func (s *State) rehashFrames() {
-	size := len(s.ftab)
-	for size < 4*len(s.frames) {
-		size *= 2
-	}
-	if size == len(s.ftab) {
-		clear(s.ftab)
-	} else {
-		s.ftab = make([]int32, size)
-	}
-	s.fmask = uint32(size - 1)
-	s.fused = len(s.frames)
-	for id, fr := range s.frames {
-		h := frameHash(fr)
-		for probe := uint32(0); ; probe++ {
-			i := (h + probe) & s.fmask
-			if s.ftab[i] == 0 {
-				s.ftab[i] = int32(id) + 1
-				break
-			}
-		}
+	var end bool
+	s.tops, end = s.closer.closure(s.p, n, f, s.tops)
+	if end {
+		s.canEnd[len(s.canEnd)-1] = true
 	}
 }

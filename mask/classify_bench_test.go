@@ -1,0 +1,65 @@
+package mask
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/vocabtest"
+	"github.com/reinlm/rein/pda"
+)
+
+// BenchmarkClassify times the cold classification of single nodes against
+// Llama-3's 128k tokens: what the first mask at a node no grammar of the
+// vocabulary has met before costs. "key" is the start of an undeclared
+// property name (every string but the declared names: it allows most of
+// the vocabulary and is unique to its object); "string" the inside of a
+// JSON string; "email" the start of an email address (format: email).
+func BenchmarkClassify(b *testing.B) {
+	voc := buildVocabIndex(vocabtest.Load(b, "llama3"))
+	stride := WordsPerRow(voc.size)
+	g, _, err := grammar.FromJSONSchema([]byte(`{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},"email":{"type":"string","format":"email"}}}`), grammar.SchemaOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := pda.Compile(g, pda.Limits{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := func(rule string) int32 {
+		for _, r := range p.Rules {
+			if r.Name == rule {
+				return r.Start
+			}
+		}
+		b.Fatalf("no rule %q", rule)
+		return 0
+	}
+	nodes := map[string]int32{
+		"key":    p.Next(start("key"), '"'),
+		"string": p.Next(start("string"), '"'),
+		"email":  p.Next(start("properties-email"), '"'),
+	}
+	for _, name := range []string{"key", "string", "email", "key/stack", "string/stack"} {
+		n := nodes[strings.TrimSuffix(name, "/stack")]
+		run := classify
+		if strings.HasSuffix(name, "/stack") {
+			run = classifyStack
+		}
+		b.Run(name, func(b *testing.B) {
+			st := pda.NewState(p)
+			var times []time.Duration
+			for b.Loop() {
+				t := time.Now()
+				run(p, voc, n, st, stride)
+				times = append(times, time.Since(t))
+			}
+			slices.Sort(times)
+			us := func(q float64) float64 { return float64(times[int(q*float64(len(times)-1))].Nanoseconds()) / 1e3 }
+			b.ReportMetric(us(0.5), "p50-us")
+			b.ReportMetric(us(0.99), "p99-us")
+		})
+	}
+}

@@ -1,0 +1,399 @@
+package mask
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"sync"
+
+	"github.com/reinlm/rein/pda"
+)
+
+// Classifying a node walks the token trie from the node's configuration.
+// Walking through a pda.State costs a closure per byte; walkDFA instead
+// builds, lazily, the deterministic automaton whose states are the
+// pushdown configurations the walk meets (sets of stack tops over frames
+// that are never dropped), so each configuration's successor on a byte is
+// computed once and every later step is a table load. It also finds the
+// configurations that loop: where every byte of a set, and every whole
+// UTF-8 character, leads back to the same configuration (the inside of a
+// string, a key, a pattern's star). From such a configuration a whole trie
+// subtree whose tokens have only those bytes left is accepted at once,
+// without walking it; that is what makes nodes that allow most of the
+// vocabulary cheap to classify.
+type walkDFA struct {
+	p   *pda.Program
+	stp *pda.Stepper
+
+	trans  []int32 // 256 successors per state: stateUnknown, stateDead, stateFull or a state
+	canEnd []bool  // per state: the node's rule may have ended
+	topOff []int32 // state s's tops are tops[topOff[s]:topOff[s+1]]
+	tops   []pda.Top
+	loops  []loopInfo
+	cls    []uint8 // 256 per state: bytes of one class have one successor
+	ids    map[string]int32
+	key    []byte
+	set    []int32 // scratch for the UTF-8 loop test
+	pair   []int16 // scratch for byteClasses, -1 when unused
+	paired []uint16
+
+	acc   []uint32 // accepted tokens, as a bitmask row
+	exits []exitEntry
+	path  []int32 // path[d]: the state after d bytes of the current token
+
+	maxStates int  // maxWalkStates, lowered by tests
+	prunedAny bool // some subtree was accepted without a walk (for tests)
+}
+
+// The walk gives up (and the caller falls back to a pda.State walk) past
+// this many configurations: each costs a 1 KiB row.
+const maxWalkStates = 1 << 13
+
+const (
+	stateUnknown int32 = -3 // successor not computed yet
+	stateFull    int32 = -2 // successor would exceed maxWalkStates
+	stateDead    int32 = -1
+)
+
+var unknownRow = func() (r [256]int32) {
+	for i := range r {
+		r[i] = stateUnknown
+	}
+	return r
+}()
+
+// loopInfo says which input leads a state back to itself. It is filled in
+// as pruning asks, once the walk has seen the state loop on some byte or
+// enter it loopVisits times.
+type loopInfo struct {
+	visits    int32     // times the walk entered the state
+	candidate bool      // the state looped on some byte, or was entered often
+	tested    [2]uint64 // the ASCII bytes tried
+	ascii     [2]uint64 // the ASCII bytes that loop
+	utf8      int8      // 0 untested, 1 every multi-byte UTF-8 character loops (through live states), -1 not
+}
+
+const loopVisits = 64
+
+var walkPool = sync.Pool{New: func() any { return &walkDFA{ids: map[string]int32{}} }}
+
+// reset starts a walk of p from node n with an unknown caller.
+func (a *walkDFA) reset(p *pda.Program, n int32) {
+	if a.stp == nil {
+		a.stp = pda.NewStepper(p)
+	} else {
+		a.stp.Reset(p)
+	}
+	a.p = p
+	a.maxStates = maxWalkStates
+	a.trans = a.trans[:0]
+	a.canEnd = a.canEnd[:0]
+	a.topOff = append(a.topOff[:0], 0)
+	a.tops = a.tops[:0]
+	a.loops = a.loops[:0]
+	a.cls = a.cls[:0]
+	clear(a.ids)
+	a.intern([]pda.Top{{Node: n, Frame: -1}}, false)
+}
+
+// next is the state reached from s on byte b.
+func (a *walkDFA) next(s int32, b byte) int32 {
+	if t := a.trans[int(s)<<8|int(b)]; t != stateUnknown {
+		return t
+	}
+	out, end := a.stp.Step(a.tops[a.topOff[s]:a.topOff[s+1]], b)
+	t := stateDead
+	if len(out) > 0 || end {
+		t = a.intern(out, end)
+	}
+	// Every byte of b's class has the same successor.
+	row := a.trans[int(s)<<8 : int(s+1)<<8]
+	cls := a.cls[int(s)<<8 : int(s+1)<<8]
+	for x, c := range cls {
+		if c == cls[b] {
+			row[x] = t
+		}
+	}
+	return t
+}
+
+// byteClasses sets state s's byte classes: the coarsest partition of the
+// bytes that refines the class table of every top's rule.
+func (a *walkDFA) byteClasses(s int32) {
+	tops := a.tops[a.topOff[s]:a.topOff[s+1]]
+	cls := a.cls[int(s)<<8 : int(s+1)<<8]
+	if len(tops) == 0 {
+		clear(cls)
+		return
+	}
+	copy(cls, a.p.ByteClasses(tops[0].Node))
+	if len(a.pair) == 0 {
+		a.pair = make([]int16, 1<<16)
+		for i := range a.pair {
+			a.pair[i] = -1
+		}
+	}
+	for _, t := range tops[1:] {
+		tab := a.p.ByteClasses(t.Node)
+		n := int16(0)
+		for b := range cls {
+			k := uint16(cls[b])<<8 | uint16(tab[b])
+			if a.pair[k] < 0 {
+				a.pair[k] = n
+				n++
+				a.paired = append(a.paired, k)
+			}
+			cls[b] = uint8(a.pair[k])
+		}
+		for _, k := range a.paired {
+			a.pair[k] = -1
+		}
+		a.paired = a.paired[:0]
+	}
+}
+
+// intern returns the state of the configuration tops (reordering tops).
+func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
+	// Insertion sort: configurations hold a few tops.
+	for i := 1; i < len(tops); i++ {
+		for j := i; j > 0 && topLess(tops[j], tops[j-1]); j-- {
+			tops[j], tops[j-1] = tops[j-1], tops[j]
+		}
+	}
+	a.key = a.key[:0]
+	if end {
+		a.key = append(a.key, 1)
+	} else {
+		a.key = append(a.key, 0)
+	}
+	for _, t := range tops {
+		a.key = binary.LittleEndian.AppendUint32(a.key, uint32(t.Node))
+		a.key = binary.LittleEndian.AppendUint32(a.key, uint32(t.Frame))
+	}
+	if s, ok := a.ids[string(a.key)]; ok {
+		return s
+	}
+	s := int32(len(a.canEnd))
+	if int(s) >= a.maxStates {
+		return stateFull
+	}
+	a.ids[string(a.key)] = s
+	a.trans = append(a.trans, unknownRow[:]...)
+	a.canEnd = append(a.canEnd, end)
+	a.tops = append(a.tops, tops...)
+	a.topOff = append(a.topOff, int32(len(a.tops)))
+	a.cls = slices.Grow(a.cls, 256)[:len(a.trans)]
+	a.byteClasses(s)
+	a.loops = append(a.loops, loopInfo{})
+	return s
+}
+
+func topLess(x, y pda.Top) bool {
+	return x.Node < y.Node || x.Node == y.Node && x.Frame < y.Frame
+}
+
+// utf8Seqs are the multi-byte UTF-8 characters, as byte ranges.
+var utf8Seqs = [][][2]byte{
+	{{0xC2, 0xDF}, {0x80, 0xBF}},
+	{{0xE0, 0xE0}, {0xA0, 0xBF}, {0x80, 0xBF}},
+	{{0xE1, 0xEC}, {0x80, 0xBF}, {0x80, 0xBF}},
+	{{0xED, 0xED}, {0x80, 0x9F}, {0x80, 0xBF}},
+	{{0xEE, 0xEF}, {0x80, 0xBF}, {0x80, 0xBF}},
+	{{0xF0, 0xF0}, {0x90, 0xBF}, {0x80, 0xBF}, {0x80, 0xBF}},
+	{{0xF1, 0xF3}, {0x80, 0xBF}, {0x80, 0xBF}, {0x80, 0xBF}},
+	{{0xF4, 0xF4}, {0x80, 0x8F}, {0x80, 0xBF}, {0x80, 0xBF}},
+}
+
+// loopsOver reports whether state s loops on every byte of a trie node
+// with ASCII bytes na and flags fl: each ASCII byte and, if the node has
+// others, every multi-byte UTF-8 character leads back to s.
+func (a *walkDFA) loopsOver(s int32, na *[2]uint64, fl uint8) bool {
+	li := &a.loops[s]
+	for w := range 2 {
+		for need := na[w] &^ li.tested[w]; need != 0; need &= need - 1 {
+			b := byte(w<<6 + bits.TrailingZeros64(need))
+			loops := a.next(s, b) == s
+			li = &a.loops[s] // next may have grown a.loops
+			li.tested[w] |= 1 << (b & 63)
+			if loops {
+				li.ascii[w] |= 1 << (b & 63)
+			}
+		}
+	}
+	if na[0]&^li.ascii[0] != 0 || na[1]&^li.ascii[1] != 0 {
+		return false
+	}
+	if fl&trieNonASCII == 0 {
+		return true
+	}
+	if fl&trieUTF8 == 0 {
+		return false
+	}
+	if li.utf8 == 0 {
+		ok := a.loopsUTF8(s)
+		li = &a.loops[s]
+		li.utf8 = -1
+		if ok {
+			li.utf8 = 1
+		}
+	}
+	return li.utf8 > 0
+}
+
+// loopsUTF8 reports whether every multi-byte UTF-8 character leads from s
+// back to s, through states that are alive.
+func (a *walkDFA) loopsUTF8(s int32) bool {
+	for _, seq := range utf8Seqs {
+		a.set = append(a.set[:0], s)
+		for _, r := range seq {
+			n := len(a.set)
+			for _, x := range a.set[:n] {
+				for b := int(r[0]); b <= int(r[1]); b++ {
+					t := a.next(x, byte(b))
+					if t < 0 {
+						return false
+					}
+					if !containsState(a.set[n:], t) {
+						a.set = append(a.set, t)
+					}
+				}
+			}
+			a.set = append(a.set[:0], a.set[n:]...)
+		}
+		if len(a.set) != 1 || a.set[0] != s {
+			return false
+		}
+	}
+	return true
+}
+
+func containsState(set []int32, s int32) bool {
+	for _, x := range set {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// classify classifies the sorted vocabulary from node n (see nodeIndex). It
+// reports false when the walk met more configurations than it keeps.
+func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool) {
+	a.acc = growClear(a.acc, stride)
+	a.exits = a.exits[:0]
+	a.path = append(a.path[:0], 0)
+	a.prunedAny = false
+	first := a.p.FirstBytes(n)
+	// The row costs a store per token put in it. Where the node's first
+	// bytes cover most of the vocabulary, start from every token and take
+	// out the refused ones instead.
+	live := 0
+	for b := range 256 {
+		if first[b>>6]&(1<<(b&63)) != 0 {
+			live += int(v.firstCount[b])
+		}
+	}
+	invert := 2*live > len(v.ids)
+	count := 0
+	if invert {
+		copy(a.acc, v.all)
+		count = len(v.ids)
+	}
+	accept := func(lo, hi int32) {
+		if invert {
+			return
+		}
+		for _, id := range v.ids[lo:hi] {
+			a.acc[id>>5] |= 1 << (uint32(id) & 31)
+		}
+		count += int(hi - lo)
+	}
+	refuse := func(lo, hi int32) {
+		if !invert {
+			return
+		}
+		for _, id := range v.ids[lo:hi] {
+			a.acc[id>>5] &^= 1 << (uint32(id) & 31)
+		}
+		count -= int(hi - lo)
+	}
+	addExits := func(i int32, tok []byte, reached int) {
+		// The walk may leave the rule after d bytes wherever it could end.
+		for d := 1; d <= reached && d < len(tok); d++ {
+			if a.canEnd[a.path[d]] {
+				a.exits = append(a.exits, exitEntry{id: v.ids[i], pos: i, at: int32(d)})
+			}
+		}
+	}
+	failAt := -1 // the previous token died adding its byte failAt
+	nTok := int32(len(v.ids))
+outer:
+	for i := int32(0); i < nTok; i++ {
+		tok := v.tok(i)
+		if first[tok[0]>>6]&(1<<(tok[0]&63)) == 0 {
+			// No token with this first byte: skip its subtree.
+			end := v.trieEnd[v.trieNode(i, 1)]
+			refuse(i, end)
+			i = end - 1
+			failAt = -1
+			a.path = a.path[:1]
+			continue
+		}
+		l := int(v.lcp[i])
+		if failAt >= 0 && l > failAt {
+			// Dies where the previous token died; it may still leave the
+			// rule before that.
+			refuse(i, i+1)
+			addExits(i, tok, failAt)
+			continue
+		}
+		failAt = -1
+		a.path = a.path[:min(l, len(a.path)-1)+1]
+		for k := len(a.path) - 1; k < len(tok); k++ {
+			s := a.path[k]
+			t := a.next(s, tok[k])
+			if t < 0 {
+				if t == stateFull {
+					return nil, false
+				}
+				failAt = k
+				break
+			}
+			a.path = append(a.path, t)
+			if li := &a.loops[t]; !li.candidate {
+				li.visits++
+				li.candidate = t == s || li.visits >= loopVisits
+			}
+			if k+1 > l && a.loops[t].candidate {
+				// The subtree of this token's first k+1 bytes starts here;
+				// when all of it stays in this loop, it is all accepted.
+				node := v.trieNode(i, k+1)
+				if a.loopsOver(t, &v.trieASCII[node], v.trieFlags[node]) {
+					end := v.trieEnd[node]
+					accept(i, end)
+					a.prunedAny = true
+					i = end - 1
+					continue outer
+				}
+			}
+		}
+		if failAt < 0 {
+			// Every byte was taken, so some stack is alive or the rule
+			// ended exactly here: allowed whatever lies below.
+			accept(i, i+1)
+			continue
+		}
+		refuse(i, i+1)
+		addExits(i, tok, failAt)
+	}
+	return newNodeIndex(v, a.acc, count, a.exits, stride), true
+}
+
+func growClear(s []uint32, n int) []uint32 {
+	if cap(s) < n {
+		return make([]uint32, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}

@@ -1,0 +1,55 @@
+package pda
+
+// Stepper computes the successors of pushdown configurations, for callers
+// that build their own automaton over configurations (token classification
+// in package mask). A configuration is a set of stack tops; the frames they
+// point into are interned and never dropped until Reset, so two
+// configurations are the same stacks exactly when their sorted tops are
+// equal, and can be compared and hashed by them.
+//
+// A Stepper is used by one goroutine at a time.
+type Stepper struct {
+	p *Program
+	closer
+	out []Top
+}
+
+// NewStepper returns a Stepper for p.
+func NewStepper(p *Program) *Stepper {
+	s := &Stepper{p: p}
+	s.closer.init()
+	return s
+}
+
+// Reset drops every frame and switches to program p (nil: keep the
+// program), invalidating configurations returned so far.
+func (s *Stepper) Reset(p *Program) {
+	if p != nil {
+		s.p = p
+	}
+	s.resetFrames()
+}
+
+// NumFrames is the number of frames interned since Reset.
+func (s *Stepper) NumFrames() int { return len(s.frames) }
+
+// Step consumes byte b from the configuration tops and returns the tops
+// reached, and whether some stack ended its bottom rule on the way (for a
+// configuration started with an unknown caller, as by State.ResetAt: the
+// rule may have ended). The slice is valid until the next Step.
+func (s *Stepper) Step(tops []Top, b byte) ([]Top, bool) {
+	s.newGeneration()
+	s.out = s.out[:0]
+	canEnd := false
+	p := s.p
+	for _, t := range tops {
+		nx := p.trans[p.base[t.Node]+int32(p.classes[p.classOff[t.Node]+int32(b)])]
+		if nx < 0 {
+			continue
+		}
+		var end bool
+		s.out, end = s.closure(p, nx, t.Frame, s.out)
+		canEnd = canEnd || end
+	}
+	return s.out, canEnd
+}

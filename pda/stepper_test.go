@@ -1,0 +1,75 @@
+package pda
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein/grammar"
+)
+
+// stacks renders tops as their whole stacks (node, then the return nodes
+// below it), sorted, so configurations of a State and of a Stepper, whose
+// frame ids differ, can be compared.
+func stacks(tops []Top, frame func(int32) (ret, parent int32)) []string {
+	var out []string
+	for _, t := range tops {
+		s := fmt.Sprint(t.Node)
+		for f := t.Frame; f >= 0; {
+			ret, parent := frame(f)
+			s += fmt.Sprintf(" %d", ret)
+			f = parent
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestStepperMatchesState runs random byte walks from every node with an
+// unknown caller through a State and a Stepper and checks that they reach
+// the same stacks and agree on whether the rule may have ended.
+func TestStepperMatchesState(t *testing.T) {
+	p, err := Compile(grammar.JSON(), Limits{})
+	require.NoError(t, err)
+	alphabet := []byte(`{}[]",: 0123456789-.eEtrufalsn\xé` + "\t\n")
+	rng := rand.New(rand.NewPCG(1, 2))
+	st, sp := NewState(p), NewStepper(p)
+	steps := 0
+	for n := int32(0); n < int32(p.NumNodes()); n++ {
+		if !p.HasBytes(n) {
+			continue
+		}
+		for range 20 {
+			st.ResetAt(n)
+			sp.Reset(nil)
+			tops := []Top{{n, -1}}
+			for step := 0; step < 40; step++ {
+				// Mostly bytes the walk can take, sometimes any byte.
+				var b byte
+				for k := 0; k < 8 && st.Depth() == step; k++ {
+					b = alphabet[rng.IntN(len(alphabet))]
+					st.Advance(b)
+				}
+				if st.Depth() == step {
+					out, end := sp.Step(tops, b)
+					require.True(t, len(out) == 0 && !end, "node %d: the State refused %q, the Stepper did not", n, b)
+					break
+				}
+				out, end := sp.Step(tops, b)
+				steps++
+				require.Equal(t, st.CanEnd(), end, "node %d byte %q", n, b)
+				require.Equal(t, stacks(st.Tops(), st.Frame), stacks(out, func(f int32) (int32, int32) {
+					fr := sp.frames[f]
+					return fr.ret, fr.parent
+				}), "node %d byte %q", n, b)
+				tops = slices.Clone(out)
+			}
+		}
+	}
+	assert.Greater(t, steps, 5000)
+}
