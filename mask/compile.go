@@ -95,7 +95,7 @@ func (c *Compiled) nodeIndex(n int32) *nodeIndex {
 	// Nodes whose automata are alike, in this grammar or another one of
 	// the same vocabulary, share one classification: most JSON Schemas
 	// have the same string, number and whitespace rules.
-	shape, _, shareable := c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape)
+	shape, shareable := c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape)
 	x := c.voc.shared.get(shape, shareable)
 	if x == nil {
 		st := c.states.Get().(*pda.State)

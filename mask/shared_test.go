@@ -71,7 +71,7 @@ func TestSharedClassification(t *testing.T) {
 					}
 					walkPool.Put(a)
 					assert.Equal(t, classifyStack(p, voc, n, st, stride), x, "configuration walk, "+where)
-					shape, _, ok := p.Shape(nil, n, voc.maxLen, 1<<20)
+					shape, ok := p.Shape(nil, n, voc.maxLen, 1<<20)
 					require.True(t, ok, where)
 					if y := byShape[string(shape)]; y != nil {
 						shared++

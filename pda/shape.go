@@ -17,9 +17,8 @@ import (
 // before its end.
 //
 // Shape gives up, returning ok false, when more than maxNodes nodes are
-// within reach. callFree reports that no node within reach calls a rule:
-// the walk from n is then a plain DFA walk.
-func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte, callFree, ok bool) {
+// within reach.
+func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte, ok bool) {
 	sc := shapePool.Get().(*shapeScratch)
 	defer shapePool.Put(sc)
 	sc.begin(int(p.numNodes))
@@ -27,7 +26,6 @@ func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte
 	layer := sc.layer[:0] // nodes at the distance being expanded
 	next := sc.next[:0]   // nodes one byte further
 	defer func() { sc.layer, sc.next = layer, next }()
-	callFree = true
 	var d int32 // the distance being expanded
 	// reach records that x is dist bytes from n and returns its number.
 	reach := func(x, dist int32) int32 {
@@ -52,7 +50,7 @@ func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte
 	for ; len(layer) > 0; d++ {
 		for k := 0; k < len(layer); k++ {
 			if int(count) > maxNodes {
-				return dst, false, false
+				return dst, false
 			}
 			x := layer[k]
 			if sc.dist[x] != d {
@@ -91,7 +89,6 @@ func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte
 			calls := p.calls[x]
 			dst = binary.AppendUvarint(dst, uint64(len(calls)))
 			for _, c := range calls {
-				callFree = false
 				tail := uint64(0)
 				if c.Tail {
 					tail = 1
@@ -106,7 +103,7 @@ func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte
 		}
 		layer, next = next, layer[:0]
 	}
-	return dst, callFree, true
+	return dst, true
 }
 
 // shapeScratch numbers the nodes one Shape call meets: entries whose gen
