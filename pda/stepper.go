@@ -30,9 +30,6 @@ func (s *Stepper) Reset(p *Program) {
 	s.resetFrames()
 }
 
-// NumFrames is the number of frames interned since Reset.
-func (s *Stepper) NumFrames() int { return len(s.frames) }
-
 // Step consumes byte b from the configuration tops and returns the tops
 // reached, and whether some stack ended its bottom rule on the way (for a
 // configuration started with an unknown caller, as by State.ResetAt: the
