@@ -33,6 +33,8 @@ type nodeIndex struct {
 	sufToks  []int32 // token ids, grouped by suffix, in vocabulary order
 	sufGroup []int32 // suffix i's tokens are sufToks[sufGroup[i]:sufGroup[i+1]]
 	sufSkip  []int32 // the first suffix after i that starts with another byte
+
+	err error // the classification failed (a step limit): masks here fail
 }
 
 func (x *nodeIndex) numSuffixes() int { return len(x.sufGroup) - 1 }
@@ -197,6 +199,9 @@ func classifyStack(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride
 		addExits(i, tok, failAt)
 	}
 	st.Rollback(0)
+	if err := st.Err(); err != nil {
+		return &nodeIndex{err: err}
+	}
 	return newNodeIndex(v, acc, count, exits, stride)
 }
 

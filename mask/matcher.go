@@ -75,6 +75,7 @@ func (m *Matcher) AcceptToken(id int) bool {
 	if m.terminated || id < 0 || id >= m.c.voc.size {
 		return false
 	}
+	m.st.ClearErr()
 	if m.c.isStop(id) {
 		if !m.st.CanEnd() {
 			return false
@@ -105,6 +106,7 @@ func (m *Matcher) AcceptString(s string) bool {
 	if m.terminated {
 		return false
 	}
+	m.st.ClearErr()
 	d := m.st.Depth()
 	for i := 0; i < len(s); i++ {
 		if !m.st.Advance(s[i]) {
@@ -138,7 +140,9 @@ func (m *Matcher) Rollback(n int) error {
 // FillBitmask writes the tokens allowed next into row of b: all tokens the
 // grammar allows, stop tokens exactly when it may end, no special token.
 // After termination the row is all zeros. It allocates nothing once the
-// nodes it visits are indexed.
+// nodes it visits are indexed. An error wrapping grammar.ErrLimit means the
+// pushdown step limit tripped (see Accept): the row is cleared and the
+// sequence should be failed.
 func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	if b.VocabSize != m.c.voc.size || row < 0 || row >= b.Rows {
 		return fmt.Errorf("%w: row %d of a %d-row bitmask for %d tokens (grammar vocabulary %d)", ErrRow, row, b.Rows, b.VocabSize, m.c.voc.size)
@@ -149,6 +153,7 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 		return nil
 	}
 	c := m.c
+	m.st.ClearErr()
 	m.nodes = m.nodes[:0]
 	for _, t := range m.st.Tops() {
 		dup := false
@@ -164,6 +169,10 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	}
 	for _, n := range m.nodes {
 		x := c.nodeIndex(n)
+		if x.err != nil {
+			clear(out)
+			return fmt.Errorf("mask: classifying node %d: %w", n, x.err)
+		}
 		if x.dense != nil {
 			orWords(out, x.dense)
 		} else {
@@ -176,6 +185,11 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 		if t.Frame >= 0 {
 			m.checkSuffixes(out, c.nodeIndex(t.Node), t.Frame)
 		}
+	}
+	if err := m.st.Err(); err != nil {
+		m.st.ClearErr()
+		clear(out)
+		return fmt.Errorf("mask: %w", err)
 	}
 	if m.st.CanEnd() {
 		for _, id := range c.voc.stops {
@@ -304,8 +318,11 @@ func stackExcerpt(s []byte, max int) string {
 // Accept is AcceptToken for engines that need the reason for a refusal: it
 // returns ErrTerminated once a stop token has been accepted, and an error
 // wrapping ErrRejected, naming the token, for a token the grammar does not
-// allow here or an id outside the vocabulary; a refused token leaves the
-// matcher unchanged. A panic inside is recovered as a *PanicError; the
+// allow here or an id outside the vocabulary, and an error wrapping
+// grammar.ErrLimit (pda.ErrStepLimit) for a token the grammar might allow
+// but whose bytes need more pushdown work than the step limit (a grammar
+// ambiguous enough for its live stacks to grow with the input): fail that
+// sequence. A refused token leaves the matcher unchanged. A panic inside is recovered as a *PanicError; the
 // matcher's state is then unspecified and the sequence should be failed (or
 // the matcher Reset). An accepted token allocates nothing once the history
 // has grown to the sequence's length.
@@ -320,6 +337,10 @@ func (m *Matcher) Accept(id int) (err error) {
 	}
 	if m.AcceptToken(id) {
 		return nil
+	}
+	if err := m.st.Err(); err != nil {
+		m.st.ClearErr()
+		return fmt.Errorf("mask: token %d: %w", id, err)
 	}
 	if id < 0 || id >= m.c.voc.size {
 		return fmt.Errorf("%w: token id %d outside the vocabulary of %d tokens", ErrRejected, id, m.c.voc.size)

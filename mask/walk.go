@@ -102,6 +102,10 @@ func (a *walkDFA) next(s int32, b byte) int32 {
 		return t
 	}
 	out, end := a.stp.Step(a.tops[a.topOff[s]:a.topOff[s+1]], b)
+	if a.stp.Overflowed() {
+		// Too ambiguous to walk here: the pushdown walk decides, or fails.
+		return stateFull
+	}
 	t := stateDead
 	if len(out) > 0 || end {
 		t = a.intern(out, end)

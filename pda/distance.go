@@ -83,13 +83,44 @@ func (s *State) BytesToEnd() int {
 	dist := s.p.distances()
 	best := Unreachable
 	for _, t := range s.Tops() {
-		d := int(dist[t.Node])
-		for f := t.Frame; f >= 0 && d < best; f = s.frames[f].parent {
-			d += int(dist[s.frames[f].ret])
-		}
-		if d < best {
-			best = d
+		if d := int(dist[t.Node]); d < best {
+			if d += s.frameDistance(t.Frame, dist); d < best {
+				best = d
+			}
 		}
 	}
 	return best
+}
+
+// frameDistance is the fewest bytes that end every rule of the stacks of
+// frame f. Frames are created after the frames below them, so one pass in id
+// order computes them all; the results are kept for the frames that stay.
+func (s *State) frameDistance(f int32, dist []int32) int {
+	if f < 0 {
+		return 0
+	}
+	for i := len(s.fdist); i < len(s.frames); i++ {
+		fr := s.frames[i]
+		d := int32(Unreachable)
+		if fr.ret == joinRet {
+			// Members, joins among them, were made before the join.
+			for _, m := range s.joinMembers(fr) {
+				if m < 0 {
+					d = 0
+				} else {
+					d = min(d, s.fdist[m])
+				}
+			}
+		} else if r := dist[fr.ret]; r != Unreachable {
+			below := int32(0)
+			if fr.parent >= 0 {
+				below = s.fdist[fr.parent]
+			}
+			if below != Unreachable {
+				d = r + below
+			}
+		}
+		s.fdist = append(s.fdist, d)
+	}
+	return int(s.fdist[f])
 }

@@ -2,10 +2,18 @@
 //
 // Each rule becomes a minimized byte DFA whose symbol edges call other rules;
 // a call pushes the state to return to. The runtime state is a set of stacks
-// kept as a graph-structured stack: frames are shared and interned, stack tops
-// are deduplicated, so ambiguous grammars stay polynomial. A State advances by
-// bytes, reports whether the grammar may end, and rolls back to any earlier
-// byte depth, all without allocating once its arenas are warm.
+// kept as a graph-structured stack: frames are shared and interned, and the
+// stacks that reach the same node at the same byte depth are merged into one
+// top whose frame is a join of theirs, so a depth holds at most one top per
+// node and an ambiguous grammar never multiplies stacks (the two-way
+// recursion s ::= "a" t | "a" u, fed "a" twenty times, keeps a few tops
+// where unmerged stacks would number 2^20). The work of one byte is bounded
+// by DefaultMaxStepWork stack entries whatever the input; a grammar whose
+// live stacks still grow with the input (a counter such as
+// s ::= "a" s | "a" s "b" | "") has that byte refused with ErrStepLimit,
+// which fails that sequence alone. A State advances by bytes, reports
+// whether the grammar may end, and rolls back to any earlier byte depth, all
+// without allocating once its arenas are warm.
 //
 // pda knows nothing of tokens; package mask builds the token index on top.
 package pda

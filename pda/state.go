@@ -1,5 +1,17 @@
 package pda
 
+import (
+	"fmt"
+
+	"github.com/reinlm/rein/grammar"
+)
+
+// ErrStepLimit reports a byte whose closure expanded more stack entries than
+// the step work limit (DefaultMaxStepWork): a grammar so ambiguous that its
+// live stacks grow with the input. The byte is refused; the sequence should be
+// failed.
+var ErrStepLimit = fmt.Errorf("pda: one byte expanded more than %d stack entries: %w", DefaultMaxStepWork, grammar.ErrLimit)
+
 // Top is one stack top of a State: a node of some rule and the frame it
 // returns into (-1: the bottom, where popping means the grammar may end).
 type Top struct {
@@ -16,9 +28,14 @@ type frame struct {
 
 // State is a run of a Program over bytes: a set of stacks kept as a
 // graph-structured stack. Frames are interned, so stacks that agree below
-// their tops share storage, and the tops of every byte depth are kept so the
-// state can roll back to any earlier depth. Only tops whose node has a byte
+// their tops share storage; stacks that reach the same node at the same depth
+// are merged into one top whose frame joins theirs, so a depth holds at most
+// one top per node; and the tops of every byte depth are kept so the state
+// can roll back to any earlier depth. Only tops whose node has a byte
 // transition are stored; whether the grammar may end is kept per depth.
+//
+// The work of one byte is bounded by DefaultMaxStepWork stack entries; a
+// byte that needs more is refused and Err reports ErrStepLimit.
 //
 // A State is used by one goroutine at a time. Once its arenas have grown to
 // the working size, Advance and Rollback do not allocate.
@@ -46,14 +63,17 @@ func (s *State) Program() *Program { return s.p }
 // Reset returns the state to the start of the root rule.
 func (s *State) Reset() {
 	s.resetArenas()
+	s.over = false
 	s.beginDepth()
 	s.closure(s.p.Root, -1)
+	s.mergeDepth()
 	s.endDepth()
 }
 
 // ResetAt puts the state at node n with an unknown caller: popping below n's
 // rule is reported as CanEnd. Used to classify tokens per node.
 func (s *State) ResetAt(n int32) {
+	s.over = false
 	s.resetArenas()
 	s.beginDepth()
 	s.tops = append(s.tops, Top{n, -1})
@@ -88,11 +108,19 @@ func (s *State) CanEndAt(d int) bool { return s.canEnd[d] }
 // Alive reports whether the state can still consume a byte or end.
 func (s *State) Alive() bool { return len(s.Tops()) > 0 || s.CanEnd() }
 
-// Frame returns the node a frame returns to and the frame below it.
-func (s *State) Frame(f int32) (ret, parent int32) {
-	fr := s.frames[f]
-	return fr.ret, fr.parent
+// Err reports ErrStepLimit when a byte was refused since the last ClearErr
+// (or Reset) because its closure exceeded the step work limit, and nil
+// otherwise. A refused byte leaves the state unchanged either way; Err tells
+// a caller that the refusal is not the grammar's verdict.
+func (s *State) Err() error {
+	if s.over {
+		return ErrStepLimit
+	}
+	return nil
 }
+
+// ClearErr forgets a step-limit refusal.
+func (s *State) ClearErr() { s.over = false }
 
 // Advance consumes byte b. It reports false, leaving the state unchanged,
 // when no stack can take b.
@@ -123,14 +151,22 @@ func (s *State) Advance(b byte) bool {
 			s.closure(nx, t.Frame)
 		}
 	}
-	if int32(len(s.tops)) == hi && !s.canEnd[d+1] {
-		// Dead: undo the depth we began.
+	if s.over || int32(len(s.tops)) == hi && !s.canEnd[d+1] {
+		// Dead, or too much work: undo the depth we began.
+		s.tops = s.tops[:hi]
 		s.truncateFrames(int(s.frameLen[d]))
 		s.canEnd = s.canEnd[:d+1]
 		return false
 	}
+	s.mergeDepth()
 	s.endDepth()
 	return true
+}
+
+// mergeDepth merges the tops of the depth being built that share a node.
+func (s *State) mergeDepth() {
+	lo := s.depthOff[len(s.depthOff)-1]
+	s.tops = s.tops[:lo+int32(len(s.merge(s.tops[lo:])))]
 }
 
 // PushReturn opens a new depth, without consuming a byte, holding what the
@@ -142,15 +178,20 @@ func (s *State) PushReturn(f int32) bool {
 	if f < 0 {
 		return false
 	}
-	fr := s.frames[f]
 	d := len(s.canEnd) - 1
 	s.beginDepth()
-	s.closure(fr.ret, fr.parent)
-	if int32(len(s.tops)) == s.depthOff[d+1] && !s.canEnd[d+1] {
+	var end bool
+	s.tops, end = s.closeReturn(s.p, f, s.tops)
+	if end {
+		s.canEnd[d+1] = true
+	}
+	if s.over || int32(len(s.tops)) == s.depthOff[d+1] && !s.canEnd[d+1] {
+		s.tops = s.tops[:s.depthOff[d+1]]
 		s.truncateFrames(int(s.frameLen[d]))
 		s.canEnd = s.canEnd[:d+1]
 		return false
 	}
+	s.mergeDepth()
 	s.endDepth()
 	return true
 }
@@ -184,6 +225,10 @@ func (s *State) Rollback(d int) {
 func (s *State) CopyFrom(o *State) {
 	s.p = o.p
 	s.frames = append(s.frames[:0], o.frames...)
+	s.members = append(s.members[:0], o.members...)
+	s.fdist = s.fdist[:0]
+	s.maxWork = o.maxWork
+	s.over = o.over
 	s.ftab = append(s.ftab[:0], o.ftab...)
 	s.fmask = o.fmask
 	s.fused = o.fused

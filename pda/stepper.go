@@ -5,7 +5,8 @@ package pda
 // in package mask). A configuration is a set of stack tops; the frames they
 // point into are interned and never dropped until Reset, so two
 // configurations are the same stacks exactly when their sorted tops are
-// equal, and can be compared and hashed by them.
+// equal, and can be compared and hashed by them. Tops that share a node are
+// merged as in a State, so Step returns them sorted, one per node.
 //
 // A Stepper is used by one goroutine at a time.
 type Stepper struct {
@@ -28,7 +29,12 @@ func (s *Stepper) Reset(p *Program) {
 		s.p = p
 	}
 	s.resetFrames()
+	s.over = false
 }
+
+// Overflowed reports whether the last Step exceeded the step work limit; its
+// result is then incomplete and must not be used.
+func (s *Stepper) Overflowed() bool { return s.over }
 
 // Step consumes byte b from the configuration tops and returns the tops
 // reached, and whether some stack ended its bottom rule on the way (for a
@@ -36,6 +42,7 @@ func (s *Stepper) Reset(p *Program) {
 // rule may have ended). The slice is valid until the next Step.
 func (s *Stepper) Step(tops []Top, b byte) ([]Top, bool) {
 	s.newGeneration()
+	s.over = false
 	s.out = s.out[:0]
 	canEnd := false
 	p := s.p
@@ -48,5 +55,6 @@ func (s *Stepper) Step(tops []Top, b byte) ([]Top, bool) {
 		s.out, end = s.closure(p, nx, t.Frame, s.out)
 		canEnd = canEnd || end
 	}
+	s.out = s.merge(s.out)
 	return s.out, canEnd
 }

@@ -13,21 +13,31 @@ import (
 )
 
 // stacks renders tops as their whole stacks (node, then the return nodes
-// below it), sorted, so configurations of a State and of a Stepper, whose
-// frame ids differ, can be compared.
-func stacks(tops []Top, frame func(int32) (ret, parent int32)) []string {
+// below it; a join stands for each of its members), sorted and distinct, so
+// configurations of a State and of a Stepper, whose frame ids differ, can be
+// compared.
+func stacks(tops []Top, c *closer) []string {
 	var out []string
-	for _, t := range tops {
-		s := fmt.Sprint(t.Node)
-		for f := t.Frame; f >= 0; {
-			ret, parent := frame(f)
-			s += fmt.Sprintf(" %d", ret)
-			f = parent
+	var walk func(prefix string, f int32)
+	walk = func(prefix string, f int32) {
+		if f < 0 {
+			out = append(out, prefix)
+			return
 		}
-		out = append(out, s)
+		fr := c.frames[f]
+		if fr.ret == joinRet {
+			for _, m := range c.joinMembers(fr) {
+				walk(prefix, m)
+			}
+			return
+		}
+		walk(prefix+fmt.Sprintf(" %d", fr.ret), fr.parent)
+	}
+	for _, t := range tops {
+		walk(fmt.Sprint(t.Node), t.Frame)
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // TestStepperMatchesState runs random byte walks from every node with an
@@ -63,10 +73,7 @@ func TestStepperMatchesState(t *testing.T) {
 				out, end := sp.Step(tops, b)
 				steps++
 				require.Equal(t, st.CanEnd(), end, "node %d byte %q", n, b)
-				require.Equal(t, stacks(st.Tops(), st.Frame), stacks(out, func(f int32) (int32, int32) {
-					fr := sp.frames[f]
-					return fr.ret, fr.parent
-				}), "node %d byte %q", n, b)
+				require.Equal(t, stacks(st.Tops(), &st.closer), stacks(out, &sp.closer), "node %d byte %q", n, b)
 				tops = slices.Clone(out)
 			}
 		}
