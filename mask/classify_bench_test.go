@@ -1,17 +1,18 @@
 package mask
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/latency"
 	"github.com/reinlm/rein/internal/vocabtest"
 	"github.com/reinlm/rein/pda"
 )
 
-// BenchmarkClassify times the cold classification of single nodes against
+// BenchmarkClassify times the cold classification of single nodes (every
+// iteration classifies from scratch, nothing shared) against
 // Llama-3's 128k tokens: what the first mask at a node no grammar of the
 // vocabulary has met before costs. "key" is the start of an undeclared
 // property name (every string but the declared names: it allows most of
@@ -50,16 +51,13 @@ func BenchmarkClassify(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			st := pda.NewState(p)
-			var times []time.Duration
+			var times latency.Sample
 			for b.Loop() {
 				t := time.Now()
 				run(p, voc, n, st, stride)
-				times = append(times, time.Since(t))
+				times.Add(time.Since(t))
 			}
-			slices.Sort(times)
-			us := func(q float64) float64 { return float64(times[int(q*float64(len(times)-1))].Nanoseconds()) / 1e3 }
-			b.ReportMetric(us(0.5), "p50-us")
-			b.ReportMetric(us(0.99), "p99-us")
+			times.Report(b, "cold-")
 		})
 	}
 }

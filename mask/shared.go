@@ -3,6 +3,8 @@ package mask
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/reinlm/rein/tokenizer"
 )
 
 // maxSharedShape bounds the automata whose classifications are shared: a
@@ -19,6 +21,20 @@ func init() { sharedBudget.Store(256 << 20) }
 // (256 MiB unless set). When it is exceeded, entries are dropped at random;
 // grammars that hold an entry keep it. 0 turns sharing off.
 func SetSharedIndexBudget(bytes int) { sharedBudget.Store(int64(bytes)) }
+
+// ResetSharedIndex drops the node classifications shared between the
+// grammars of vocab: the next grammar to meet a node classifies it again.
+// Grammars compiled before keep the classifications they already hold.
+// Benchmarks call it so that a figure called cold is cold; a server may call
+// it to return the memory.
+func ResetSharedIndex(vocab *tokenizer.Vocab) {
+	if v, ok := vocabIndexes.Load(vocab); ok {
+		c := &v.(*vocabIndex).shared
+		c.mu.Lock()
+		c.m, c.bytes = nil, 0
+		c.mu.Unlock()
+	}
+}
 
 // indexCache shares node classifications between the compiled grammars of
 // one vocabulary, keyed by the node's shape (pda.Program.Shape). A schema
