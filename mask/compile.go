@@ -74,9 +74,11 @@ func (c *Compiled) Vocab() *tokenizer.Vocab { return c.vocab }
 // VocabSize is the number of token ids a bitmask row must cover.
 func (c *Compiled) VocabSize() int { return c.vocab.Size() }
 
-// MemoryBytes reports the memory the compiled grammar holds: the automaton
-// and the part of the token index built so far (the sorted vocabulary is
-// shared by every grammar of the same vocabulary and not counted).
+// MemoryBytes reports the memory the compiled grammar holds alone: the
+// automaton and the classifications of its token index built so far that no
+// other grammar shares. The sorted vocabulary and the classifications shared
+// between the grammars of a vocabulary are counted once, by
+// SharedIndexBytes.
 func (c *Compiled) MemoryBytes() int {
 	return c.prog.MemoryBytes() + 8*len(c.index) + int(c.indexed.Load())
 }
@@ -97,16 +99,21 @@ func (c *Compiled) nodeIndex(n int32) *nodeIndex {
 	// have the same string, number and whitespace rules.
 	shape, shareable := c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape)
 	x := c.voc.shared.get(shape, shareable)
+	shared := x != nil
 	if x == nil {
 		st := c.states.Get().(*pda.State)
 		x = classify(c.prog, c.voc, n, st, c.stride)
 		c.states.Put(st)
 		if shareable {
-			x = c.voc.shared.put(shape, x)
+			x, shared = c.voc.shared.put(shape, x)
 		}
 	}
 	c.index[n].Store(x)
-	c.indexed.Add(int64(x.sizeBytes()))
+	if !shared {
+		// A shared classification is charged once, to the vocabulary's
+		// cache (SharedIndexBytes), not to every grammar using it.
+		c.indexed.Add(int64(x.sizeBytes()))
+	}
 	return x
 }
 

@@ -28,8 +28,8 @@ func SetSharedIndexBudget(bytes int) { sharedBudget.Store(int64(bytes)) }
 // Benchmarks call it so that a figure called cold is cold; a server may call
 // it to return the memory.
 func ResetSharedIndex(vocab *tokenizer.Vocab) {
-	if v, ok := vocabIndexes.Load(vocab); ok {
-		c := &v.(*vocabIndex).shared
+	if v := lookupVocab(vocab); v != nil {
+		c := &v.shared
 		c.mu.Lock()
 		c.m, c.bytes = nil, 0
 		c.mu.Unlock()
@@ -57,17 +57,18 @@ func (c *indexCache) get(shape []byte, ok bool) *nodeIndex {
 }
 
 // put stores x for shape unless another goroutine stored one first, and
-// returns the one stored.
-func (c *indexCache) put(shape []byte, x *nodeIndex) *nodeIndex {
+// returns the one stored, and false when x was too large to share (the
+// caller then holds it alone).
+func (c *indexCache) put(shape []byte, x *nodeIndex) (*nodeIndex, bool) {
 	size := len(shape) + x.sizeBytes()
 	budget := int(sharedBudget.Load())
 	if size > budget/4 {
-		return x
+		return x, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old := c.m[string(shape)]; old != nil {
-		return old
+		return old, true
 	}
 	if c.m == nil {
 		c.m = map[string]*nodeIndex{}
@@ -82,5 +83,18 @@ func (c *indexCache) put(shape []byte, x *nodeIndex) *nodeIndex {
 	}
 	c.m[string(shape)] = x
 	c.bytes += size
-	return x
+	return x, true
+}
+
+// SharedIndexBytes returns the memory, in bytes, that the node
+// classifications shared between the grammars of vocab take now. It is
+// counted here once, never in a grammar's MemoryBytes.
+func SharedIndexBytes(vocab *tokenizer.Vocab) int {
+	v := lookupVocab(vocab)
+	if v == nil {
+		return 0
+	}
+	v.shared.mu.Lock()
+	defer v.shared.mu.Unlock()
+	return v.shared.bytes
 }

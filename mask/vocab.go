@@ -2,9 +2,11 @@ package mask
 
 import (
 	"bytes"
+	"runtime"
 	"slices"
 	"sync"
 	"unicode/utf8"
+	"weak"
 
 	"github.com/reinlm/rein/tokenizer"
 )
@@ -12,7 +14,8 @@ import (
 // vocabIndex is a vocabulary sorted by bytes: walking it in order is a
 // depth-first walk of the token trie, and lcp tells how much of the previous
 // token's path to keep. Special tokens and empty tokens are left out; stop
-// tokens are kept apart. It is built once per Vocab and shared.
+// tokens are kept apart. It is built once per Vocab and shared, and holds no
+// reference to the Vocab, so that it can be dropped with it.
 type vocabIndex struct {
 	size   int     // token ids are < size
 	ids    []int32 // sorted position -> token id
@@ -41,14 +44,27 @@ type vocabIndex struct {
 
 func (v *vocabIndex) tok(i int32) []byte { return v.data[v.off[i]:v.off[i+1]] }
 
-var vocabIndexes sync.Map // *tokenizer.Vocab -> *vocabIndex
+// vocabIndexes holds the index of every vocabulary in use, keyed weakly:
+// once a Vocab is unreachable (no Compiled grammar or caller holds it), its
+// index and shared classifications are dropped with it.
+var vocabIndexes sync.Map // weak.Pointer[tokenizer.Vocab] -> *vocabIndex
 
-func indexVocab(voc *tokenizer.Vocab) *vocabIndex {
-	if v, ok := vocabIndexes.Load(voc); ok {
+func lookupVocab(voc *tokenizer.Vocab) *vocabIndex {
+	if v, ok := vocabIndexes.Load(weak.Make(voc)); ok {
 		return v.(*vocabIndex)
 	}
-	v := buildVocabIndex(voc)
-	actual, _ := vocabIndexes.LoadOrStore(voc, v)
+	return nil
+}
+
+func indexVocab(voc *tokenizer.Vocab) *vocabIndex {
+	if v := lookupVocab(voc); v != nil {
+		return v
+	}
+	key := weak.Make(voc)
+	actual, loaded := vocabIndexes.LoadOrStore(key, buildVocabIndex(voc))
+	if !loaded {
+		runtime.AddCleanup(voc, func(k weak.Pointer[tokenizer.Vocab]) { vocabIndexes.Delete(k) }, key)
+	}
 	return actual.(*vocabIndex)
 }
 
