@@ -106,6 +106,7 @@ func FuzzRandomGrammar(f *testing.F) {
 		}
 		m := c.NewMatcher()
 		bm := mask.NewBitmask(1, voc.Size())
+		var rows [][]uint32
 		for i, op := range ops {
 			if i >= 48 || len(m.State().Tops()) > maxTops {
 				return // exponential tops are TestAmbiguousGrammarsBounded's to pin
@@ -114,6 +115,7 @@ func FuzzRandomGrammar(f *testing.F) {
 				require.ErrorIs(t, err, grammar.ErrLimit, "%s: op %d", src, i)
 				return
 			}
+			rows = checkMaskHistory(t, m, rows, bm.Row(0), i)
 			if i%4 == 0 {
 				if d := masktest.DiffRows(m, bm.Row(0), masktest.ReferenceMask(m)); d != "" {
 					t.Fatalf("%s: op %d: %s", src, i, d)
