@@ -44,6 +44,16 @@ type soakResult struct {
 	validatorN int      // documents the validator could not judge (an error)
 	unjudged   []string // why, for the verbose log
 	failures   []string
+	dump       []dumped // the documents, for REIN_SOAK_DUMP
+}
+
+// dumped is one generated document as REIN_SOAK_DUMP writes it: a line of
+// JSON that testdata/crosscheck.py checks with an independent validator.
+type dumped struct {
+	Name   string          `json:"name"`
+	Seed   uint64          `json:"seed"`
+	Schema json.RawMessage `json:"schema"`
+	Doc    string          `json:"doc"`
 }
 
 const (
@@ -58,6 +68,12 @@ const (
 // JSON, the front-end's validator accepts it, and where it is one of the
 // suite's instances the suite's verdict is "valid". No invalid document may
 // be accepted.
+//
+// With REIN_SOAK_DUMP=file it also writes every document as a line of JSON
+// (name, seed, schema, doc) for testdata/crosscheck.py, which checks them
+// with Python's jsonschema: the front-end's validator shares the
+// front-end's reading of the schema, so only an independent validator
+// catches a keyword read wrongly.
 func TestSoak(t *testing.T) {
 	voc := vocabtest.Load(t, "llama3")
 	every := 20
@@ -114,6 +130,16 @@ func TestSoak(t *testing.T) {
 			t.Errorf("%s: %s", cases[i].name, f)
 		}
 	}
+	if path := os.Getenv("REIN_SOAK_DUMP"); path != "" {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		for _, r := range results {
+			for _, d := range r.dump {
+				require.NoError(t, enc.Encode(d))
+			}
+		}
+		require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+	}
 	t.Logf("soak: %d schemas (%d compiled), %d documents, %d equal to a suite instance, %d the validator could not judge, %d failures",
 		len(cases), compiled, docs, hits, unjudged, failed)
 	assert.Positive(t, docs)
@@ -148,6 +174,9 @@ func soakOne(c soakCase, voc *tokenizer.Vocab, opts grammar.SchemaOptions) (r so
 			continue
 		}
 		r.docs++
+		if json.Valid(c.schema) {
+			r.dump = append(r.dump, dumped{Name: c.name, Seed: seed, Schema: c.schema, Doc: string(out)})
+		}
 		if !json.Valid(out) {
 			r.failures = append(r.failures, fmt.Sprintf("seed %d: not JSON: %q (schema %s)", seed, out, c.schema))
 			continue
