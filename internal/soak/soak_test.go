@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -76,9 +77,16 @@ const (
 // catches a keyword read wrongly.
 func TestSoak(t *testing.T) {
 	voc := vocabtest.Load(t, "llama3")
-	every := 20
+	every, seeds := 20, uint64(soakSeeds)
 	if testing.Short() || race.Enabled {
 		every = 200
+	}
+	// A longer soak than CI's: REIN_SOAK_EVERY=1 REIN_SOAK_SEEDS=10.
+	if n, err := strconv.Atoi(os.Getenv("REIN_SOAK_EVERY")); err == nil && n > 0 {
+		every = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("REIN_SOAK_SEEDS")); err == nil && n > 0 {
+		seeds = uint64(n)
 	}
 	var cases []soakCase
 	files, err := maskbench.Files(datadir.Shared(t, "maskbench"), every)
@@ -102,7 +110,7 @@ func TestSoak(t *testing.T) {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := range next {
-				results[i] = soakOne(cases[i], voc, opts)
+				results[i] = soakOne(cases[i], voc, opts, seeds)
 			}
 		})
 	}
@@ -145,10 +153,10 @@ func TestSoak(t *testing.T) {
 	assert.Positive(t, docs)
 }
 
-// soakOne compiles one schema and decodes soakSeeds documents from it. A
+// soakOne compiles one schema and decodes seeds documents from it. A
 // schema that does not compile is skipped (the suite's floor test counts
 // those); a panic anywhere is a failure.
-func soakOne(c soakCase, voc *tokenizer.Vocab, opts grammar.SchemaOptions) (r soakResult) {
+func soakOne(c soakCase, voc *tokenizer.Vocab, opts grammar.SchemaOptions, seeds uint64) (r soakResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.failures = append(r.failures, fmt.Sprintf("panic: %v", p))
@@ -163,7 +171,7 @@ func soakOne(c soakCase, voc *tokenizer.Vocab, opts grammar.SchemaOptions) (r so
 		return r
 	}
 	r.compiled = true
-	for seed := range uint64(soakSeeds) {
+	for seed := range seeds {
 		m := comp.NewMatcher()
 		rng := rand.New(rand.NewPCG(seed, uint64(len(c.schema))))
 		out, err := masktest.Walk(m, rng, soakMaxTokens, soakStopBias, nil)
