@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -626,6 +627,16 @@ func FuzzParseGBNF(f *testing.F) {
 		}
 		require.NoError(t, g.Validate())
 		require.Equal(t, "root", g.Rules[g.Root].Name)
-		_ = g.String()
+		require.LessOrEqual(t, len(g.Rules), strings.Count(src, "::=")+len(src), "%q: more rules than the source can spell", src)
+		// The printer writes GBNF that reads back to the same rules (the
+		// reader numbers them in a different order).
+		printed := g.String()
+		again, err := grammar.ParseGBNF(printed, "")
+		require.NoError(t, err, "%q printed as %q", src, printed)
+		want, got := strings.Split(printed, "\n"), strings.Split(again.String(), "\n")
+		slices.Sort(want)
+		slices.Sort(got)
+		require.Equal(t, want, got, "%q: printed grammar reads back differently", src)
+		checkCompiles(t, src, g)
 	})
 }

@@ -313,18 +313,20 @@ func FuzzFromJSONSchema(f *testing.F) {
 		opts := grammar.SchemaOptions{MaxRules: 2000, MaxExprNodes: 1 << 18, MaxRepeat: 1 << 12, MaxAlternatives: 64, MaxEnum: 500}
 		for _, lenient := range []bool{false, true} {
 			opts.Lenient = lenient
-			g, _, err := grammar.FromJSONSchema(schema, opts)
+			g, warnings, err := grammar.FromJSONSchema(schema, opts)
 			if err != nil {
-				var e *grammar.Error
-				var l grammar.ErrorList
-				if !errors.As(err, &e) && !errors.As(err, &l) {
-					t.Fatalf("error %v (%T) is not a *grammar.Error", err, err)
-				}
+				require.Nil(t, g)
+				checkSchemaError(t, schema, err)
 				continue
 			}
 			if err := g.Validate(); err != nil {
 				t.Fatalf("invalid grammar: %v", err)
 			}
+			require.LessOrEqual(t, len(g.Rules), opts.MaxRules, "%q: more rules than the limit", schema)
+			for _, w := range warnings {
+				require.True(t, w.Pointer == "" || strings.HasPrefix(w.Pointer, "/"), "%q: warning pointer %q", schema, w.Pointer)
+			}
+			checkCompiles(t, string(schema), g)
 		}
 	})
 }

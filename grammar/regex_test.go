@@ -6,12 +6,14 @@ import (
 	"regexp/syntax"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/oracle"
+	"github.com/reinlm/rein/pda"
 )
 
 // regexTests are patterns and the Regex expression RegexExpr makes of them:
@@ -437,5 +439,23 @@ func FuzzParseRegex(f *testing.F) {
 		}
 		require.NoError(t, g.Validate())
 		assertNoCapturesOrAssertions(t, pattern, g.Rules[0].Body.Regexp)
+		p := checkCompiles(t, pattern, g)
+		if p == nil || len(pattern) > 200 || strings.Contains(pattern, `\Q`) {
+			return
+		}
+		// The automaton agrees with Go's regexp on a few inputs drawn from
+		// the pattern itself.
+		goRe, err := regexp.Compile(`^(?:` + pattern + `)$`)
+		if err != nil {
+			return
+		}
+		for _, in := range []string{"", pattern, pattern[:len(pattern)/2], "a", "aa", "0"} {
+			if !utf8.ValidString(in) {
+				continue
+			}
+			st := pda.NewState(p)
+			got := st.AdvanceBytes([]byte(in)) && st.CanEnd()
+			assert.Equal(t, goRe.MatchString(in), got, "%q on %q", pattern, in)
+		}
 	})
 }

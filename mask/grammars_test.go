@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -109,8 +110,10 @@ item ::= [0-9]+ | "\"" [a-z ]* "\""`, "root")
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		m := c.NewMatcher()
 		bm := mask.NewBitmask(1, voc.Size())
+		var rows [][]uint32 // rows[d]: the mask after d tokens
 		for i, op := range ops {
 			require.NoError(t, m.FillBitmask(bm, 0))
+			rows = checkMaskHistory(t, m, rows, bm.Row(0), i)
 			if i%4 == 0 {
 				if d := masktest.DiffRows(m, bm.Row(0), masktest.ReferenceMask(m)); d != "" {
 					t.Fatalf("op %d: %s", i, d)
@@ -134,4 +137,24 @@ item ::= [0-9]+ | "\"" [a-z ]* "\""`, "root")
 			require.True(t, m.AcceptToken(id), "op %d: allowed token %d refused", i, id)
 		}
 	})
+}
+
+// checkMaskHistory checks the rollback invariant: the mask after d tokens is
+// the one seen the last time the matcher held d tokens (rows[d]), whatever
+// was accepted and rolled back since. It returns the history cut to d+1
+// rows, row last.
+func checkMaskHistory(t *testing.T, m *mask.Matcher, rows [][]uint32, row []uint32, op int) [][]uint32 {
+	t.Helper()
+	d := m.NumTokens()
+	if d < len(rows) {
+		if diff := masktest.DiffRows(m, row, rows[d]); diff != "" {
+			t.Fatalf("op %d: the mask after rolling back to %d tokens differs: %s", op, d, diff)
+		}
+	}
+	for len(rows) <= d {
+		rows = append(rows, nil)
+	}
+	rows = rows[:d+1]
+	rows[d] = slices.Clone(row)
+	return rows
 }

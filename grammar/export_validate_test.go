@@ -1,0 +1,37 @@
+package grammar_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein/grammar"
+)
+
+func TestValidateJSONSchemaInstance(t *testing.T) {
+	tests := []struct {
+		schema, doc string
+		want        bool
+	}{
+		{`{"type":"integer","minimum":3}`, `4`, true},
+		{`{"type":"integer","minimum":3}`, `2`, false},
+		{`{"type":"integer"}`, `"x"`, false},
+		{`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`, `{"a":"x","b":1}`, true},
+		{`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`, `{"b":1}`, false},
+		{`{"type":"object","properties":{"a":{"type":"string"}},"additionalProperties":false}`, `{"a":"x","b":1}`, false},
+		{`{"type":"array","items":{"$ref":"#/$defs/n"},"$defs":{"n":{"enum":[1,2]}}}`, `[1,2,1]`, true},
+		{`{"type":"array","items":{"$ref":"#/$defs/n"},"$defs":{"n":{"enum":[1,2]}}}`, `[1,3]`, false},
+		{`{"anyOf":[{"type":"string","pattern":"^a+$"},{"type":"null"}]}`, `"aab"`, false},
+		{`{"anyOf":[{"type":"string","pattern":"^a+$"},{"type":"null"}]}`, `null`, true},
+	}
+	for _, tc := range tests {
+		got, err := grammar.ValidateJSONSchemaInstance([]byte(tc.schema), []byte(tc.doc), grammar.SchemaOptions{})
+		require.NoError(t, err, "%s", tc.schema)
+		assert.Equal(t, tc.want, got, "%s on %s", tc.schema, tc.doc)
+	}
+	_, err := grammar.ValidateJSONSchemaInstance([]byte(`{"type":"integer"}`), []byte(`{`), grammar.SchemaOptions{})
+	assert.Error(t, err)
+	_, err = grammar.ValidateJSONSchemaInstance([]byte(`{"type":`), []byte(`1`), grammar.SchemaOptions{})
+	assert.Error(t, err)
+}
