@@ -18,16 +18,6 @@ import (
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
 
-// maxTops bounds the stack tops a state may hold on the adversarial inputs:
-// a graph-structured stack that merges equal continuations keeps a number
-// of tops bounded by the grammar's size, whatever the input's length.
-const maxTops = 4096
-
-// fuzzMaxTops is where FuzzRandomGrammar stops driving a matcher: past it,
-// until the pushdown state stops multiplying stacks, each reference mask
-// costs seconds.
-const fuzzMaxTops = 256
-
 var embeddedGPT2 = sync.OnceValues(gpt2.Vocab)
 
 func gpt2Vocab(tb testing.TB) *tokenizer.Vocab {
@@ -39,10 +29,10 @@ func gpt2Vocab(tb testing.TB) *tokenizer.Vocab {
 
 // TestAmbiguousGrammarsBounded feeds each adversarial grammar and schema its
 // recursive prefix 12 to 40 times and checks that the pushdown state's stack
-// tops stay bounded, or that Accept or FillBitmask fail with an error
-// wrapping grammar.ErrLimit.
+// tops stay bounded by the grammar's size (one per automaton node at most:
+// stacks meeting at a node are merged), or that Accept or FillBitmask fail
+// with an error wrapping grammar.ErrLimit.
 func TestAmbiguousGrammarsBounded(t *testing.T) {
-	t.Skip("issue 12: exponential tops, fixed by the GSS change in main")
 	voc := gpt2Vocab(t)
 	for _, tc := range advtest.Cases() {
 		t.Run(tc.Name, func(t *testing.T) {
@@ -65,7 +55,7 @@ func TestAmbiguousGrammarsBounded(t *testing.T) {
 					require.ErrorIs(t, err, grammar.ErrLimit, "step %d", i)
 					return
 				}
-				require.LessOrEqual(t, len(m.State().Tops()), maxTops, "step %d", i)
+				require.LessOrEqual(t, len(m.State().Tops()), c.Program().NumNodes(), "step %d", i)
 				if err := m.FillBitmask(bm, 0); err != nil {
 					require.ErrorIs(t, err, grammar.ErrLimit, "step %d", i)
 					return
@@ -113,9 +103,10 @@ func FuzzRandomGrammar(f *testing.F) {
 		bm := mask.NewBitmask(1, voc.Size())
 		var rows [][]uint32
 		for i, op := range ops {
-			if i >= 48 || len(m.State().Tops()) > fuzzMaxTops {
-				return // exponential tops are TestAmbiguousGrammarsBounded's to pin
+			if i >= 48 {
+				return
 			}
+			require.LessOrEqual(t, len(m.State().Tops()), c.Program().NumNodes(), "%s: op %d", src, i)
 			if err := m.FillBitmask(bm, 0); err != nil {
 				require.ErrorIs(t, err, grammar.ErrLimit, "%s: op %d", src, i)
 				return
@@ -141,10 +132,7 @@ func FuzzRandomGrammar(f *testing.F) {
 				require.True(t, m.IsTerminated(), "%s: op %d: empty mask on a live matcher", src, i)
 				return
 			}
-			id := pickToken(m, bm.Row(0), int(op)%n, n)
-			if id < 0 {
-				return
-			}
+			id := nth(bm.Row(0), int(op)%n)
 			if err := m.Accept(id); err != nil {
 				require.ErrorIs(t, err, grammar.ErrLimit, "%s: op %d: allowed token %d %q", src, i, id, voc.Bytes(id))
 				return
@@ -153,26 +141,6 @@ func FuzzRandomGrammar(f *testing.F) {
 	})
 }
 
-// pickToken returns the k-th of the n tokens allowed by row, or the next
-// allowed one after it that is short enough, or -1. Until the pushdown state
-// stops multiplying stacks on ambiguous grammars (issue 12), one long token
-// such as GPT-2's run of a's can take an ambiguous recursion past the memory
-// of the machine in a single Accept; so while the state holds several tops a
-// token may be 2 bytes long, and 4 while it holds one.
-func pickToken(m *mask.Matcher, row []uint32, k, n int) int {
-	limit := 4
-	if len(m.State().Tops()) > 1 {
-		limit = 2
-	}
-	voc := m.Compiled().Vocab()
-	for j := range n {
-		id := nth(row, (k+j)%n)
-		if len(voc.Bytes(id)) <= limit {
-			return id
-		}
-	}
-	return -1
-}
 
 // checkCompileError accepts the errors a well-formed grammar may fail to
 // compile with: left recursion, an empty language, a size limit.
