@@ -1,6 +1,7 @@
 package pda
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -108,15 +109,26 @@ func (p *Program) MemoryBytes() int {
 // them; rules unreachable from the root are dropped. A rule that can call
 // itself before consuming any byte is an error wrapping ErrLeftRecursion.
 func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
+	return CompileContext(context.Background(), g, lim)
+}
+
+// CompileContext is Compile that stops once ctx ends, with an error wrapping
+// ctx.Err(): building, determinizing and minimizing each rule's automaton
+// look at ctx every few thousand steps, and the passes over all rules
+// between rules, so it returns within about a millisecond of the end.
+func CompileContext(ctx context.Context, g *grammar.Grammar, lim Limits) (*Program, error) {
 	if lim == (Limits{}) {
 		lim = DefaultLimits
+	}
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
 	dfas := make([]*fsm.DFA, len(g.Rules))
 	for i, r := range g.Rules {
-		d, err := compileRule(r.Body, lim)
+		d, err := compileRule(ctx, r.Body, lim)
 		if err != nil {
 			return nil, fmt.Errorf("pda: rule %q: %w", r.Name, err)
 		}
@@ -128,6 +140,9 @@ func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
 	productive := make([]bool, len(dfas))
 	usable := func(sym int32) bool { return productive[sym] }
 	for changed := true; changed; {
+		if err := stopped(ctx); err != nil {
+			return nil, err
+		}
 		changed = false
 		for i, d := range dfas {
 			if !productive[i] && d.CanReachFinal(usable) {
@@ -139,10 +154,16 @@ func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
 	if !productive[g.Root] {
 		return nil, fmt.Errorf("pda: root rule %q: %w", g.Rules[g.Root].Name, ErrEmptyLanguage)
 	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	for i, d := range dfas {
 		if productive[i] {
 			dfas[i] = d.Trim(usable)
 		}
+	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
 	}
 
 	// Rules reachable from the root.
@@ -163,34 +184,59 @@ func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
 	if err := checkLeftRecursion(g, dfas, reach); err != nil {
 		return nil, err
 	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	return link(g, dfas, reach, lim)
 }
 
+// stopped returns an error wrapping ctx.Err() once ctx has ended.
+func stopped(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("pda: stopped: %w", err)
+	}
+	return nil
+}
+
 // compileRule builds one rule body's NFA and returns its minimized DFA.
-func compileRule(body *grammar.Expr, lim Limits) (*fsm.DFA, error) {
+func compileRule(ctx context.Context, body *grammar.Expr, lim Limits) (*fsm.DFA, error) {
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	var n fsm.NFA
 	start, end := n.NewState(), n.NewState()
-	b := ruleBuilder{n: &n, max: lim.MaxNFAStates}
+	b := ruleBuilder{n: &n, max: lim.MaxNFAStates, ctx: ctx}
 	if err := b.expr(body, start, end); err != nil {
 		return nil, err
 	}
-	d, err := fsm.Determinize(&n, start, []int{end}, lim.MaxRuleStates)
+	d, err := fsm.DeterminizeContext(ctx, &n, start, []int{end}, lim.MaxRuleStates)
 	if err != nil {
 		return nil, err
 	}
-	return d.Minimize(), nil
+	return d.MinimizeContext(ctx)
 }
 
 type ruleBuilder struct {
 	n   *fsm.NFA
 	max int
+	ctx context.Context
 }
 
 var errNFATooLarge = fmt.Errorf("%w: rule expands to too many automaton states (repetition bounds too large?)", grammar.ErrLimit)
 
+// nfaCheckEvery is how many NFA states a rule builder adds between two looks
+// at its context.
+const nfaCheckEvery = 1 << 12
+
 func (b *ruleBuilder) state() (int, error) {
-	if b.n.NumStates() >= b.max {
+	n := b.n.NumStates()
+	if n >= b.max {
 		return 0, errNFATooLarge
+	}
+	if n%nfaCheckEvery == 0 {
+		if err := stopped(b.ctx); err != nil {
+			return 0, err
+		}
 	}
 	return b.n.NewState(), nil
 }
