@@ -291,7 +291,7 @@ func TestFailureStaysInItsRequest(t *testing.T) {
 	voc := vocabtest.Load(t, "llama3")
 	cases := maskbenchCases(t, 7)
 	c := newCompiler(t, voc, rein.CompilerOptions{
-		LoadRef: func(uri string) ([]byte, error) {
+		LoadRef: func(_ context.Context, uri string) ([]byte, error) {
 			panic("loader blew up on " + uri)
 		},
 	})
@@ -476,7 +476,7 @@ func newBlockingLoader() *blockingLoader {
 	return &blockingLoader{entered: make(chan string, 16), release: make(chan struct{})}
 }
 
-func (l *blockingLoader) load(uri string) ([]byte, error) {
+func (l *blockingLoader) load(_ context.Context, uri string) ([]byte, error) {
 	l.entered <- uri
 	<-l.release
 	return []byte(`{"type":"integer"}`), nil
@@ -567,7 +567,7 @@ func TestCompileTimeout(t *testing.T) {
 	voc := vocabtest.Load(t, "gpt2")
 	c := newCompiler(t, voc, rein.CompilerOptions{
 		Timeout: time.Millisecond,
-		LoadRef: func(string) ([]byte, error) {
+		LoadRef: func(context.Context, string) ([]byte, error) {
 			time.Sleep(50 * time.Millisecond) // longer than the time limit
 			return []byte(`{"type":"integer"}`), nil
 		},
