@@ -119,6 +119,11 @@ func TestMisuseIsAnError(t *testing.T) {
 			_, err = mask.CompileProgram(p, nil)
 			return err
 		}, mask.ErrVocab, false},
+		{"Compile vocabulary of stop tokens only", func() error { _, err := mask.Compile(grammar.JSON(), stopsOnly(t)); return err }, mask.ErrVocab, false},
+		{"NewCompiler vocabulary of stop tokens only", func() error {
+			_, err := rein.NewCompiler(stopsOnly(t), rein.CompilerOptions{})
+			return err
+		}, mask.ErrVocab, false},
 		{"NewCompiler nil vocabulary", func() error { _, err := rein.NewCompiler(nil, rein.CompilerOptions{}); return err }, mask.ErrVocab, false},
 
 		// Matcher
@@ -190,6 +195,16 @@ func TestMisuseIsAnError(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stopsOnly is a vocabulary whose only token is a stop token: no grammar
+// could allow anything but ending at once.
+func stopsOnly(t *testing.T) *tokenizer.Vocab {
+	v, err := tokenizer.LoadTiktokenBytes("one", []byte("YQ== 0\n"), nil, tokenizer.WithPattern(tokenizer.GPT2Pattern))
+	require.NoError(t, err)
+	v, err = v.WithStopTokens([]int{0})
+	require.NoError(t, err)
+	return v
 }
 
 // accepted turns AcceptToken's answer into an error for the table.

@@ -233,6 +233,17 @@ func (v *Vocab) defaultStops(eos int) []int {
 	return slices.Compact(stops)
 }
 
+// checkUsable refuses a vocabulary in which no token could ever be allowed
+// by a grammar: every one is special, a stop token, a hole or empty.
+func (v *Vocab) checkUsable(file, field string) error {
+	for id, k := range v.kind {
+		if k != kindSpecial && k != kindHole && v.off[id+1] > v.off[id] && !slices.Contains(v.stops, id) {
+			return nil
+		}
+	}
+	return malformed(file, field, "no token has bytes and is neither special nor a stop token")
+}
+
 func sortedKeys(m map[string]int) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
