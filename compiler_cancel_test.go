@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,4 +193,41 @@ func TestFailedCompilesAreCached(t *testing.T) {
 		require.Error(t, err)
 	}
 	assert.Equal(t, int64(2), off.Stats().Compiles, "no cache, no failures cached")
+}
+
+// BenchmarkCompileTimeoutOvershoot measures how long after the time limit,
+// or after its only request's deadline, a compile stuck in the automaton
+// stage frees its worker: overshoot-ms is the p50 over the iterations and
+// max-overshoot-ms the largest. The limit (100 ms) is past the GBNF
+// front-end's share (about 20 ms for this grammar), which does not look at
+// the context, so the limit falls in the automaton stage.
+func BenchmarkCompileTimeoutOvershoot(b *testing.B) {
+	voc := vocabtest.Load(b, "gpt2")
+	spec := slowGBNF(2000)
+	const limit = 100 * time.Millisecond
+	for _, mode := range []string{"timeout", "cancel"} {
+		b.Run(mode, func(b *testing.B) {
+			var over []time.Duration
+			for b.Loop() {
+				opts := rein.CompilerOptions{Workers: 1}
+				ctx, cancel := context.Background(), context.CancelFunc(func() {})
+				if mode == "timeout" {
+					opts.Timeout = limit
+				} else {
+					ctx, cancel = context.WithTimeout(ctx, limit)
+				}
+				c := newCompiler(b, voc, opts)
+				start := time.Now()
+				h := c.CompileAsync(ctx, spec)
+				_, _ = h.Wait(context.Background())                        // ends at the limit, either way
+				_, err := c.Compile(context.Background(), rein.Regex(`x`)) // once the worker is free
+				over = append(over, time.Since(start)-limit)
+				cancel()
+				require.NoError(b, err)
+			}
+			slices.Sort(over)
+			b.ReportMetric(float64(over[len(over)/2])/1e6, "overshoot-ms")
+			b.ReportMetric(float64(over[len(over)-1])/1e6, "max-overshoot-ms")
+		})
+	}
 }
