@@ -166,6 +166,9 @@ func TestMisuseIsAnError(t *testing.T) {
 		{"WithStopTokens negative id", func() error { _, err := voc.WithStopTokens([]int{-1}); return err }, tokenizer.ErrArgument, false},
 		{"WithStopTokens id past the end", func() error { _, err := voc.WithStopTokens([]int{size}); return err }, tokenizer.ErrArgument, false},
 
+		{"NewEncoder nil", func() error { _, err := tokenizer.NewEncoder(nil); return err }, tokenizer.ErrArgument, false},
+		{"Encoder of a zero Vocab", func() error { _, err := new(tokenizer.Vocab).Encoder(); return err }, tokenizer.ErrArgument, false},
+
 		// Compiler
 		{"Compile nil context", func() error {
 			c := newCompiler(t, voc, rein.CompilerOptions{})

@@ -15,7 +15,8 @@ var (
 	// implement (a Unigram model, an unknown decoder or pre-tokenizer, …).
 	ErrUnsupported = errors.New("unsupported tokenizer")
 	// ErrArgument reports an argument a Vocab method cannot take: a logit
-	// width below the vocabulary size, a stop token that is not a token.
+	// width below the vocabulary size, a stop token that is not a token, a
+	// nil or zero Vocab.
 	ErrArgument = errors.New("tokenizer: invalid argument")
 )
 
