@@ -64,3 +64,36 @@ func TestCompileContext(t *testing.T) {
 		assert.Equal(t, limit, ctx.calls.Load(), "limit %d: went on after the end", limit)
 	}
 }
+
+// BenchmarkCompileContext compiles the JSON grammar and a grammar of large
+// rules with a context that can never end (no look at all) and with one
+// that can (a look every few thousand steps): the looks cost nothing
+// measurable.
+func BenchmarkCompileContext(b *testing.B) {
+	var src strings.Builder
+	src.WriteString("root ::= r0 | r1\n")
+	for i := range 2 {
+		fmt.Fprintf(&src, "r%d ::= (\"a\" | \"b\")* \"a\" (\"a\" | \"b\"){11} \"%d\"\n", i, i)
+	}
+	large, err := grammar.ParseGBNF(src.String(), "")
+	require.NoError(b, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, g := range []struct {
+		name string
+		g    *grammar.Grammar
+	}{{"json", grammar.JSON()}, {"large", large}} {
+		for _, c := range []struct {
+			name string
+			ctx  context.Context
+		}{{"background", context.Background()}, {"cancellable", ctx}} {
+			b.Run(g.name+"/"+c.name, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := CompileContext(c.ctx, g.g, Limits{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
