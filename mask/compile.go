@@ -15,7 +15,8 @@ import (
 // Compiled is a grammar compiled against one vocabulary. It is immutable
 // from the outside and safe for concurrent use by any number of matchers:
 // the per-node token index fills in lazily, each node once, under a lock of
-// its own stripe.
+// its own stripe. Make one with Compile, CompileContext or CompileProgram;
+// the methods of a nil or zero Compiled panic.
 type Compiled struct {
 	prog   *pda.Program
 	vocab  *tokenizer.Vocab
@@ -76,7 +77,7 @@ func CheckVocab(vocab *tokenizer.Vocab) error {
 		return fmt.Errorf("%w: nil or empty", ErrVocab)
 	}
 	if len(indexVocab(vocab).ids) == 0 {
-		return fmt.Errorf("%w: %s has no token that is neither special, a stop token nor empty", ErrVocab, vocab.Name())
+		return fmt.Errorf("%w: every token of %s is special, a stop token or empty", ErrVocab, vocab.Name())
 	}
 	return nil
 }
