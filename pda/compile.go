@@ -361,6 +361,9 @@ func (b *ruleBuilder) repeat(sub *grammar.Expr, min, max int, from, to int) erro
 	return nil
 }
 
+// maxCycleNames bounds the rules a left-recursion error lists.
+const maxCycleNames = 8
+
 // checkLeftRecursion finds a rule that can reach a call to itself without
 // consuming a byte (through calls to rules that can match the empty string).
 func checkLeftRecursion(g *grammar.Grammar, dfas []*fsm.DFA, reach []int) error {
@@ -396,44 +399,55 @@ func checkLeftRecursion(g *grammar.Grammar, dfas []*fsm.DFA, reach []int) error 
 			}
 		}
 	}
-	// Find a cycle with a DFS over leftCalls.
+	// Find a cycle with a depth-first search over leftCalls, on an explicit
+	// stack: a chain of rules as long as the grammar must not grow the
+	// goroutine's.
 	const (
 		white = iota
 		grey
 		black
 	)
-	color := make([]int, len(dfas))
-	var path []int
-	var cycle []int
-	var visit func(r int) bool
-	visit = func(r int) bool {
+	type frame struct{ rule, next int }
+	color := make([]uint8, len(dfas))
+	var stack []frame
+	for _, r := range reach {
+		if color[r] != white {
+			continue
+		}
 		color[r] = grey
-		path = append(path, r)
-		for _, s := range leftCalls[r] {
-			if color[s] == grey {
-				for i, p := range path {
-					if p == s {
-						cycle = append(append([]int(nil), path[i:]...), s)
+		stack = append(stack[:0], frame{rule: r})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			calls := leftCalls[top.rule]
+			if top.next == len(calls) {
+				color[top.rule] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			s := calls[top.next]
+			top.next++
+			switch color[s] {
+			case white:
+				color[s] = grey
+				stack = append(stack, frame{rule: s})
+			case grey:
+				var names []string
+				for i := len(stack) - 1; i >= 0; i-- {
+					if stack[i].rule == s {
+						for _, f := range stack[i:] {
+							names = append(names, g.Rules[f.rule].Name)
+						}
+						break
 					}
 				}
-				return true
+				names = append(names, g.Rules[s].Name)
+				if len(names) > maxCycleNames {
+					n := len(names)
+					names = append(names[:maxCycleNames-2:maxCycleNames-2], fmt.Sprintf("… %d rules …", n-maxCycleNames+1), names[n-1])
+				}
+				return fmt.Errorf("pda: rule %q is left-recursive (%s): %w; rewrite it with repetition, e.g. a ::= b (op b)*",
+					names[0], strings.Join(names, " -> "), ErrLeftRecursion)
 			}
-			if color[s] == white && visit(s) {
-				return true
-			}
-		}
-		path = path[:len(path)-1]
-		color[r] = black
-		return false
-	}
-	for _, r := range reach {
-		if color[r] == white && visit(r) {
-			names := make([]string, len(cycle))
-			for i, c := range cycle {
-				names[i] = g.Rules[c].Name
-			}
-			return fmt.Errorf("pda: rule %q is left-recursive (%s): %w; rewrite it with repetition, e.g. a ::= b (op b)*",
-				g.Rules[cycle[0]].Name, strings.Join(names, " -> "), ErrLeftRecursion)
 		}
 	}
 	return nil
