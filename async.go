@@ -37,7 +37,8 @@ type flight struct {
 // Handle is one request's view of a compile started by CompileAsync. A
 // scheduler polls Ready while the request waits in its queue, then reads
 // Compiled or Err; Wait blocks instead. A Handle is safe for concurrent use,
-// and its outcome never changes once Ready.
+// and its outcome never changes once Ready. Handles come from CompileAsync:
+// the methods of a nil or zero Handle panic.
 type Handle struct {
 	c    *Compiler
 	f    *flight         // nil for a handle answered at once
