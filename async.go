@@ -2,6 +2,7 @@ package rein
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -14,6 +15,7 @@ type result struct {
 	compiled *mask.Compiled
 	warnings []grammar.Warning
 	err      error
+	keep     bool // a failure that says something about the spec, so it is cached
 }
 
 // flight is one compile running on behalf of every request that asked for
@@ -22,7 +24,7 @@ type result struct {
 type flight struct {
 	key    string
 	spec   Spec
-	ctx    context.Context // ends when every waiter has gone, or at the time limit
+	ctx    context.Context // ends when every waiter has gone
 	cancel context.CancelFunc
 	done   chan struct{} // closed once res is set
 	res    result
@@ -35,7 +37,8 @@ type flight struct {
 // Handle is one request's view of a compile started by CompileAsync. A
 // scheduler polls Ready while the request waits in its queue, then reads
 // Compiled or Err; Wait blocks instead. A Handle is safe for concurrent use,
-// and its outcome never changes once Ready.
+// and its outcome never changes once Ready. Handles come from CompileAsync:
+// the methods of a nil or zero Handle panic.
 type Handle struct {
 	c    *Compiler
 	f    *flight         // nil for a handle answered at once
@@ -51,8 +54,8 @@ type Handle struct {
 // ctx is the request's: once it ends before the compile does, the handle is
 // Ready with ctx's error (context.Cause). The compile itself runs on behalf
 // of every request that joined it, so one request going away does not stop
-// it; it is cancelled (at its next stage) only when the contexts of all of
-// them have ended, or at CompilerOptions.Timeout.
+// it; it stops, within milliseconds, only when the contexts of all of them
+// have ended, or at CompilerOptions.Timeout.
 func (c *Compiler) CompileAsync(ctx context.Context, spec Spec) *Handle {
 	if ctx == nil {
 		ctx = context.Background()
@@ -66,6 +69,9 @@ func (c *Compiler) CompileAsync(ctx context.Context, spec Spec) *Handle {
 	c.stats.Requests++
 	if e := c.cache.get(key); e != nil {
 		c.stats.Hits++
+		if e.res.err != nil {
+			c.stats.FailedHits++
+		}
 		c.stats.Evictions += c.cache.evict()
 		return answered(ctx, e.res)
 	}
@@ -89,18 +95,12 @@ func (c *Compiler) CompileAsync(ctx context.Context, spec Spec) *Handle {
 // start registers and launches a compile of spec. c.mu is held.
 func (c *Compiler) start(key string, spec Spec) *flight {
 	spec.Choices = append([]string(nil), spec.Choices...)
-	base := context.Background()
-	cancelTimer := context.CancelFunc(func() {})
-	if c.opts.Timeout > 0 {
-		base, cancelTimer = context.WithTimeoutCause(base, c.opts.Timeout,
-			fmt.Errorf("compile took longer than %v: %w (%w)", c.opts.Timeout, grammar.ErrLimit, context.DeadlineExceeded))
-	}
-	ctx, cancel := context.WithCancel(base)
+	ctx, cancel := context.WithCancel(context.Background())
 	f := &flight{
 		key:    key,
 		spec:   spec,
 		ctx:    ctx,
-		cancel: func() { cancel(); cancelTimer() },
+		cancel: cancel,
 		done:   make(chan struct{}),
 	}
 	c.inflight[key] = f
@@ -115,20 +115,46 @@ func (c *Compiler) run(f *flight) {
 	var res result
 	select {
 	case c.slots <- struct{}{}:
-		res = c.build(f.ctx, &f.spec)
+		res = c.work(f)
 		<-c.slots
 	case <-f.ctx.Done():
 		res = result{err: context.Cause(f.ctx)}
 	}
 	if res.err != nil {
-		res = result{warnings: res.warnings, err: fmt.Errorf("rein: compile %s: %w", f.spec.Kind, res.err)}
+		res.compiled = nil
+		res.err = fmt.Errorf("rein: compile %s: %w", f.spec.Kind, res.err)
 	}
 	c.finish(f, res)
 }
 
-// finish publishes f's result to its waiters and, when it succeeded, to the
-// cache. A compile whose waiters had all gone still fills the cache: the work
-// is done.
+// work builds f's spec under the time limit, and says whether a failure is
+// to be cached: not when the compile was abandoned, nor for an error that
+// wraps a context's end other than the time limit's (a loader's own
+// deadline, say), since those say nothing about the spec.
+func (c *Compiler) work(f *flight) result {
+	ctx := f.ctx
+	if c.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.opts.Timeout,
+			fmt.Errorf("compile took longer than %v: %w (%w)", c.opts.Timeout, grammar.ErrLimit, context.DeadlineExceeded))
+		defer cancel()
+	}
+	res := c.build(ctx, &f.spec)
+	switch {
+	case res.err == nil:
+	case f.ctx.Err() != nil:
+		res.err = context.Cause(f.ctx) // abandoned: every waiter has gone
+	case ctx.Err() != nil:
+		res.err, res.keep = context.Cause(ctx), true // the time limit
+	default:
+		res.keep = !errors.Is(res.err, context.Canceled) && !errors.Is(res.err, context.DeadlineExceeded)
+	}
+	return res
+}
+
+// finish publishes f's result to its waiters and to the cache: a grammar, or
+// a failure to keep (result.keep). A compile whose waiters had all gone
+// still fills the cache when it succeeded: the work is done.
 func (c *Compiler) finish(f *flight, res result) {
 	c.mu.Lock()
 	f.res = res
@@ -139,7 +165,8 @@ func (c *Compiler) finish(f *flight, res result) {
 	}
 	if res.err != nil {
 		c.stats.Failures++
-	} else if c.cache.budget > 0 {
+	}
+	if (res.err == nil || res.keep) && c.cache.budget > 0 {
 		c.cache.put(f.key, res)
 		c.stats.Evictions += c.cache.evict()
 	}

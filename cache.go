@@ -1,13 +1,15 @@
 package rein
 
-// lru is the Compiler's cache: compiled grammars by key, most recently used
-// first, within a byte budget. Sizes are each grammar's MemoryBytes plus its
-// key's length, measured again when an entry is looked up (that entry) or
-// added (all entries), since the lazy token index grows with use. It is
-// guarded by Compiler.mu.
+// lru is the Compiler's cache: compiled grammars and failed compiles by key,
+// most recently used first, within a byte budget. Sizes are each grammar's
+// MemoryBytes plus its key's length, measured again when an entry is looked
+// up (that entry) or added (all entries), since the lazy token index grows
+// with use; a failure is charged failureBytes plus its key's and error's
+// lengths. It is guarded by Compiler.mu.
 type lru struct {
 	budget int64
 	total  int64
+	failed int // entries holding a failure
 	items  map[string]*entry
 	head   entry // sentinel of a circular list: head.next is the most recent
 }
@@ -50,6 +52,9 @@ func (c *lru) put(key string, res result) {
 	}
 	e := &entry{key: key, res: res}
 	c.items[key] = e
+	if res.err != nil {
+		c.failed++
+	}
 	c.pushFront(e)
 	for e := c.head.next; e != &c.head; e = e.next {
 		c.measure(e)
@@ -67,13 +72,28 @@ func (c *lru) evict() int64 {
 	return n
 }
 
+// failureBytes is what a cached failure is charged besides its key and its
+// error's text: the entry, the result and the error values.
+const failureBytes = 256
+
 func (c *lru) measure(e *entry) {
-	size := int64(e.res.compiled.MemoryBytes() + len(e.key))
+	var size int64
+	if e.res.err != nil {
+		if e.size != 0 {
+			return // a failure does not grow
+		}
+		size = int64(failureBytes + len(e.key) + len(e.res.err.Error()))
+	} else {
+		size = int64(e.res.compiled.MemoryBytes() + len(e.key))
+	}
 	c.total += size - e.size
 	e.size = size
 }
 
 func (c *lru) remove(e *entry) {
+	if e.res.err != nil {
+		c.failed--
+	}
 	c.unlink(e)
 	delete(c.items, e.key)
 	c.total -= e.size

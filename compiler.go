@@ -111,15 +111,18 @@ func (s *Spec) key() (string, error) {
 	return b.String(), nil
 }
 
-// grammar runs the spec's front-end.
-func (s *Spec) grammar(loadRef func(string) ([]byte, error)) (*grammar.Grammar, []grammar.Warning, error) {
+// grammar runs the spec's front-end under ctx; loadRef loads remote $refs.
+func (s *Spec) grammar(ctx context.Context, loadRef func(context.Context, string) ([]byte, error)) (*grammar.Grammar, []grammar.Warning, error) {
 	switch s.Kind {
 	case KindRegex:
 		g, err := grammar.FromRegex(s.Source)
 		return g, nil, err
 	case KindJSONSchema:
 		opts := s.Schema
-		opts.LoadRef = loadRef
+		if loadRef != nil {
+			opts.LoadRef = func(uri string) ([]byte, error) { return loadRef(ctx, uri) }
+		}
+		// TODO(merge): FromJSONSchemaContext
 		return grammar.FromJSONSchema([]byte(s.Source), opts)
 	case KindGBNF:
 		g, err := grammar.ParseGBNF(s.Source, s.Root)
@@ -142,17 +145,26 @@ type CompilerOptions struct {
 	// Workers is the most compiles that run at once (default
 	// runtime.GOMAXPROCS(0)); the others wait for a slot, still cancellable.
 	Workers int
-	// Timeout limits one compile, whoever waits on it (default: none). Past
-	// it, the compile fails with an error wrapping grammar.ErrLimit and
-	// context.DeadlineExceeded.
+	// Timeout limits the work of one compile, whoever waits on it (default:
+	// none). It runs from the moment the compile gets a worker: the time a
+	// compile waits for one is bounded by its requests' own contexts. Past
+	// it, every stage stops within milliseconds, the worker is free again,
+	// and the compile fails with an error wrapping grammar.ErrLimit and
+	// context.DeadlineExceeded. That failure is cached like any other (see
+	// Compiler): the same spec would run out of time again.
 	Timeout time.Duration
 	// Limits bound the automata (zero: pda.DefaultLimits).
 	Limits pda.Limits
 	// LoadRef, when set, loads the documents of JSON Schema $refs to
 	// absolute URIs outside the schema (see grammar.SchemaOptions.LoadRef).
-	// It must return the same document for the same URI for the Compiler's
-	// life, or the cache will serve grammars built from stale documents.
-	LoadRef func(uri string) ([]byte, error)
+	// ctx is the compile's: it ends at the time limit or when no request
+	// waits any more, and LoadRef should give up then. It must return the
+	// same document for the same URI for the Compiler's life, or the cache
+	// will serve grammars built from stale documents; its errors are cached
+	// like the compile's other failures, except those wrapping
+	// context.Canceled or context.DeadlineExceeded (a loader's own
+	// deadline), which are taken as passing.
+	LoadRef func(ctx context.Context, uri string) ([]byte, error)
 }
 
 // DefaultCacheBytes is the cache budget when CompilerOptions.CacheBytes is 0.
@@ -172,14 +184,24 @@ const DefaultCacheBytes = 256 << 20
 //
 // Identical requests that arrive while one of them is compiling join it: a
 // source is compiled once however many requests ask for it at the same time.
-// Failed compiles are not cached: the requests waiting on a failing compile
-// all get its error, and a later request compiles again (a front-end error
-// costs little to find again, and a failure caused by cancellation or a time
-// limit must not outlive it).
+// The compile runs under a context of its own that ends at
+// CompilerOptions.Timeout or once every request that joined it has gone
+// (their contexts have ended); every stage looks at it every few thousand
+// steps, so the compile stops within milliseconds and its worker is free
+// again. One request going away does not stop a compile others still wait
+// for.
 //
-// The first compile for a vocabulary also builds its sorted token index,
-// once per process (tens of milliseconds for a large vocabulary); an engine
-// can compile JSON() at start-up to pay for it there.
+// Failed compiles are cached too, so that a client retrying a bad or hostile
+// spec costs nothing: a front-end error, an automaton limit, a panic, and a
+// compile that ran out of CompilerOptions.Timeout (the same spec would run
+// out of it again). Each failure is charged its key's length plus a small
+// fixed amount (see CompilerStats.FailedEntries). Not cached: a compile
+// stopped because every request waiting for it went away (its requests'
+// reasons, not the spec's), and an error from LoadRef that wraps
+// context.Canceled or context.DeadlineExceeded (a passing failure).
+//
+// NewCompiler builds the vocabulary's sorted token index, once per process
+// and vocabulary (tens of milliseconds for a large one).
 type Compiler struct {
 	vocab *tokenizer.Vocab
 	opts  CompilerOptions
@@ -193,21 +215,23 @@ type Compiler struct {
 
 // CompilerStats counts what a Compiler has done since it was made.
 type CompilerStats struct {
-	Requests  int64 // CompileAsync calls with a valid spec: Hits + Joins + Compiles, and those whose context had already ended
-	Hits      int64 // requests answered from the cache
-	Joins     int64 // requests that joined an identical compile already running
-	Compiles  int64 // compiles started
-	Failures  int64 // compiles that failed: errors, panics, cancellations
-	Evictions int64 // grammars dropped from the cache to keep its budget
-	Entries   int   // grammars in the cache now
-	Bytes     int64 // their size, as last measured
+	Requests      int64 // CompileAsync calls with a valid spec: Hits + Joins + Compiles, and those whose context had already ended
+	Hits          int64 // requests answered from the cache, with a grammar or a cached failure
+	FailedHits    int64 // the Hits answered with a cached failure
+	Joins         int64 // requests that joined an identical compile already running
+	Compiles      int64 // compiles started
+	Failures      int64 // compiles that failed: errors, panics, time limits, cancellations
+	Evictions     int64 // entries dropped from the cache to keep its budget
+	Entries       int   // entries in the cache now: grammars and failures
+	FailedEntries int   // the Entries that are cached failures
+	Bytes         int64 // their size, as last measured
 }
 
 // NewCompiler returns a compiler for vocab. It fails with an error wrapping
-// mask.ErrVocab when vocab is nil or empty.
+// mask.ErrVocab when vocab is nil or has no usable token (mask.CheckVocab).
 func NewCompiler(vocab *tokenizer.Vocab, opts CompilerOptions) (*Compiler, error) {
-	if vocab == nil || vocab.Size() == 0 {
-		return nil, fmt.Errorf("%w: nil or empty", mask.ErrVocab)
+	if err := mask.CheckVocab(vocab); err != nil {
+		return nil, err
 	}
 	if opts.CacheBytes == 0 {
 		opts.CacheBytes = DefaultCacheBytes
@@ -233,7 +257,7 @@ func (c *Compiler) Stats() CompilerStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
-	s.Entries, s.Bytes = c.cache.len(), c.cache.total
+	s.Entries, s.FailedEntries, s.Bytes = c.cache.len(), c.cache.failed, c.cache.total
 	return s
 }
 
@@ -243,29 +267,29 @@ func (c *Compiler) Compile(ctx context.Context, spec Spec) (*mask.Compiled, erro
 	return c.CompileAsync(ctx, spec).Wait(ctx)
 }
 
-// build runs the stages of one compile, checking ctx between them: the
-// front-end, the automaton, the token index. A stage that has started runs
-// to its end (the automaton limits bound how long that takes); the waiters
-// do not wait for it. A panic in any stage becomes the compile's error.
+// build runs the stages of one compile under ctx: the front-end, the
+// automaton, the token index. Each stage stops soon after ctx ends, with an
+// error wrapping ctx.Err(). A panic in any stage becomes the compile's error.
 func (c *Compiler) build(ctx context.Context, spec *Spec) (res result) {
 	defer func() {
 		if r := recover(); r != nil {
 			res = result{err: mask.NewPanicError("compile", r)}
 		}
 	}()
-	g, warnings, err := spec.grammar(c.opts.LoadRef)
+	g, warnings, err := spec.grammar(ctx, c.opts.LoadRef)
 	if err != nil {
 		return result{warnings: warnings, err: err}
 	}
-	if ctx.Err() != nil {
-		return result{err: context.Cause(ctx)}
+	if err := ctx.Err(); err != nil {
+		return result{err: err}
 	}
-	prog, err := pda.Compile(g, c.opts.Limits)
+	prog, err := pda.CompileContext(ctx, g, c.opts.Limits)
 	if err != nil {
 		return result{warnings: warnings, err: err}
 	}
-	if ctx.Err() != nil {
-		return result{err: context.Cause(ctx)}
+	compiled, err := mask.CompileProgram(prog, c.vocab)
+	if err != nil {
+		return result{warnings: warnings, err: err}
 	}
-	return result{compiled: mask.CompileProgram(prog, c.vocab), warnings: slices.Clip(warnings)}
+	return result{compiled: compiled, warnings: slices.Clip(warnings)}
 }

@@ -13,7 +13,9 @@
 // joins the batch with a Matcher of Handle.Compiled, or fails alone with
 // Handle.Err. Compiles honour the requests' contexts: a request whose
 // context ends is Ready with that error at once, and a compile nobody waits
-// for any more is abandoned at its next stage.
+// for any more, or past CompilerOptions.Timeout, stops within milliseconds
+// and frees its worker. Failed compiles are cached like successful ones, so
+// a retried bad spec costs nothing.
 //
 // The batch itself is filled by a mask.BatchFiller: one call per step fills
 // the bitmask rows of the constrained sequences on a pool of goroutines,

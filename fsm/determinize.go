@@ -2,6 +2,7 @@ package fsm
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"sync"
@@ -34,6 +35,13 @@ const (
 // bound is passed. Fixed bounds on the memory and the steps of the
 // construction fail the same way, so that no NFA makes it hang.
 func Determinize(n *NFA, start int, finals []int, maxStates int) (*DFA, error) {
+	return DeterminizeContext(context.Background(), n, start, finals, maxStates)
+}
+
+// DeterminizeContext is Determinize that stops once ctx ends, with an error
+// wrapping ctx.Err(). It looks at ctx every few thousand steps of the
+// construction, so it returns within about a millisecond of the end.
+func DeterminizeContext(ctx context.Context, n *NFA, start int, finals []int, maxStates int) (*DFA, error) {
 	if start < 0 || start >= n.states {
 		return nil, fmt.Errorf("fsm: start state %d out of range [0,%d)", start, n.states)
 	}
@@ -45,10 +53,15 @@ func Determinize(n *NFA, start int, finals []int, maxStates int) (*DFA, error) {
 	if maxStates <= 0 {
 		maxStates = DefaultMaxStates
 	}
+	stop := newStopper(ctx)
+	if err := stop.check(); err != nil {
+		return nil, err
+	}
 	b := builderPool.Get().(*subsetBuilder)
 	b.init(n, finals, maxStates)
+	b.stop = stop
 	d, err := b.run(int32(start))
-	b.dfa = nil
+	b.dfa, b.stop = nil, stopper{}
 	if len(b.mark)+len(b.bytes)+len(b.setData)+len(b.table) <= maxPooled {
 		builderPool.Put(b)
 	}
@@ -107,6 +120,7 @@ type subsetBuilder struct {
 	table   []int32  // open addressing: DFA state + 1, or 0 for a free slot
 	max     int
 	work    int // steps taken, bounded by maxWork
+	stop    stopper
 
 	buckets  [][]int32 // per class: NFA targets of the state being expanded
 	touched  []int
@@ -314,6 +328,9 @@ func (b *subsetBuilder) state(seeds []int32) (int32, error) {
 		}
 	}
 	b.stack, b.set = stack, set
+	if err := b.stop.at(b.work); err != nil {
+		return -1, err
+	}
 	if b.work > maxWork {
 		return -1, fmt.Errorf("%w: subset construction exceeds %d steps", ErrTooLarge, maxWork)
 	}

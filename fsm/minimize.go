@@ -1,5 +1,7 @@
 package fsm
 
+import "context"
+
 // Minimize returns the DFA with the fewest states that accepts the same
 // strings, symbols counting as letters: two states are merged when every
 // string of bytes and symbols leads both to acceptance or neither. States
@@ -15,13 +17,27 @@ package fsm
 // completed with a dead state, so that its cost follows the number of
 // transitions, which for UTF-8 classes is well below states × classes.
 func (d *DFA) Minimize() *DFA {
+	m, _ := d.MinimizeContext(context.Background())
+	return m
+}
+
+// MinimizeContext is Minimize that stops once ctx ends, with an error
+// wrapping ctx.Err(). It looks at ctx every few thousand steps of the
+// partition refinement.
+func (d *DFA) MinimizeContext(ctx context.Context) (*DFA, error) {
+	stop := newStopper(ctx)
+	if err := stop.check(); err != nil {
+		return nil, err
+	}
 	w := getWorkspace()
 	defer w.put()
 	useful := w.useful(d, nil)
 	if d.Start < 0 || !useful[d.Start] {
-		return emptyDFA()
+		return emptyDFA(), nil
 	}
-	w.refine(d, useful)
+	if err := w.refine(d, useful, &stop); err != nil {
+		return nil, err
+	}
 
 	// One state per block, in breadth-first order from Start's block.
 	n, blockOf := d.NumStates(), w.blockOf
@@ -50,7 +66,7 @@ func (d *DFA) Minimize() *DFA {
 			blockOf[s] = blockID[b] - 1
 		}
 	}
-	return w.build(d, reps, blockOf)
+	return w.build(d, reps, blockOf), nil
 }
 
 // refine computes the coarsest partition of the useful states of d (loaded
@@ -63,8 +79,10 @@ func (d *DFA) Minimize() *DFA {
 // states apart like a transition into another block does.
 //
 // The partition is left in w: block b is w.elems[w.start[b]:w.end[b]], and
-// w.blockOf maps states to blocks, -1 for useless states.
-func (w *workspace) refine(d *DFA, useful []bool) {
+// w.blockOf maps states to blocks, -1 for useless states. It returns the
+// error of stop, which it is told the work done as it goes, and then leaves
+// the partition unfinished.
+func (w *workspace) refine(d *DFA, useful []bool, stop *stopper) error {
 	n := d.NumStates()
 	nl := d.NumClasses + len(w.syms)
 	w.elems, w.loc, w.blockOf = resize(w.elems, n), resize(w.loc, n), resize(w.blockOf, n)
@@ -98,10 +116,16 @@ func (w *workspace) refine(d *DFA, useful []bool) {
 	w.letterCount, w.letterStart = resize(w.letterCount, nl), resize(w.letterStart, nl)
 	letterCount, letterStart := w.letterCount, w.letterStart
 	splitter, touched, letters, bucket := w.splitter[:0], w.touched[:0], w.letters[:0], w.bucket[:0]
+	steps := 0
+	var err error
 	for len(work) > 0 {
 		a := work[len(work)-1]
 		work = work[:len(work)-1]
 		splitter = append(splitter[:0], elems[start[a]:end[a]]...)
+		steps += len(splitter)
+		if err = stop.at(steps); err != nil {
+			break
+		}
 		// Group the useful predecessors of the splitter by letter.
 		letters = letters[:0]
 		total := 0
@@ -124,6 +148,7 @@ func (w *workspace) refine(d *DFA, useful []bool) {
 			pos += letterCount[l]
 			letterCount[l] = 0
 		}
+		steps += total
 		bucket = resize(bucket, total)
 		for _, t := range splitter {
 			for e := w.inOff[t]; e < w.inOff[t+1]; e++ {
@@ -180,4 +205,5 @@ func (w *workspace) refine(d *DFA, useful []bool) {
 	w.start, w.end, w.marked = start, end, marked
 	w.work = work
 	w.splitter, w.touched, w.letters, w.bucket = splitter, touched, letters, bucket
+	return err
 }

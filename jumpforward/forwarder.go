@@ -1,6 +1,8 @@
 package jumpforward
 
 import (
+	"errors"
+
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
@@ -35,9 +37,16 @@ type Forwarder struct {
 	one    pda.ByteSet // scratch: the byte after forced bytes cut before an unfinished character
 }
 
-// New returns a Forwarder for the matchers of c. It fails when c's
-// vocabulary has no Encoder (re-tokenization needs the model's own).
+// ErrNoGrammar reports a nil compiled grammar given to New.
+var ErrNoGrammar = errors.New("jumpforward: nil compiled grammar")
+
+// New returns a Forwarder for the matchers of c. It fails with ErrNoGrammar
+// when c is nil, and when c's vocabulary has no Encoder (re-tokenization
+// needs the model's own).
 func New(c *mask.Compiled, opts ...Options) (*Forwarder, error) {
+	if c == nil {
+		return nil, ErrNoGrammar
+	}
 	enc, err := c.Vocab().Encoder()
 	if err != nil {
 		return nil, err
@@ -70,9 +79,9 @@ func (r Result) Empty() bool { return len(r.Tokens) == 0 }
 // Forced returns the bytes the grammar forces at m's state: those every
 // continuation of the accepted text starts with, stopping before any point
 // where the grammar may end or branch. It leaves m unchanged. The slice is
-// valid until the next call on f.
+// valid until the next call on f. It is nil for a nil matcher.
 func (f *Forwarder) Forced(m *mask.Matcher) []byte {
-	if m.IsTerminated() || m.Compiled().Vocab() != f.voc {
+	if !f.usable(m) {
 		return nil
 	}
 	f.forced, _, _ = m.State().Forced(f.forced[:0], f.opts.MaxBytes)
@@ -90,10 +99,11 @@ func (f *Forwarder) Forced(m *mask.Matcher) []byte {
 // m goes through its own API: Rollback, then AcceptToken for each token.
 // Should the grammar refuse one (it cannot, for tokens made of forced bytes,
 // unless history is not what m accepted), m is restored and the result is
-// empty. So is it when m's grammar was compiled for another vocabulary. The
-// slices of the result are valid until the next call on f.
+// empty. So is it when m's grammar was compiled for another vocabulary, or
+// m is nil or not made by Compiled.NewMatcher. The slices of the result are
+// valid until the next call on f.
 func (f *Forwarder) Next(m *mask.Matcher, history []int) Result {
-	if m.IsTerminated() || m.Compiled().Vocab() != f.voc {
+	if !f.usable(m) {
 		return Result{}
 	}
 	var next pda.ByteSet
@@ -112,6 +122,11 @@ func (f *Forwarder) Next(m *mask.Matcher, history []int) Result {
 		return Result{Forced: f.forced}
 	}
 	return Result{Forced: f.forced, Rollback: rollback, Tokens: toks}
+}
+
+// usable reports whether f can work on m: a live matcher of f's vocabulary.
+func (f *Forwarder) usable(m *mask.Matcher) bool {
+	return m != nil && m.Compiled() != nil && !m.IsTerminated() && m.Compiled().Vocab() == f.voc
 }
 
 // apply rolls m back by rollback tokens and accepts toks. If a token is
@@ -134,9 +149,12 @@ func apply(m *mask.Matcher, history []int, rollback int, toks []int) bool {
 
 // Next is the one-line form for an engine that keeps no Forwarder: it makes
 // one for m's grammar and calls its Next. It allocates; a decoding loop
-// should keep a Forwarder instead. When the vocabulary has no Encoder the
-// result is empty (New reports why).
+// should keep a Forwarder instead. When m is nil or the vocabulary has no
+// Encoder the result is empty (New reports why).
 func Next(m *mask.Matcher, history []int) Result {
+	if m == nil {
+		return Result{}
+	}
 	f, err := New(m.Compiled())
 	if err != nil {
 		return Result{}

@@ -19,14 +19,15 @@ import (
 //
 // Failures stay in their row: an error or a panic while filling one row
 // becomes that row's error and the other rows are filled all the same. A row
-// whose fill panicked is left all zeros (no token allowed), so it can never
+// whose fill failed is left all zeros (no token allowed), so it can never
 // let an invalid token through; the engine must not sample it and should
 // fail its request. Rows of b that are not listed, the unconstrained
 // sequences, are not touched.
 //
 // A BatchFiller is safe for concurrent use; calls to Fill run one at a time.
 // Close stops its goroutines (they are also stopped once the filler is
-// garbage).
+// garbage). Make one with NewBatchFiller: Fill on a nil or zero BatchFiller
+// returns ErrFiller.
 type BatchFiller struct {
 	p *fillPool
 }
@@ -71,12 +72,26 @@ func NewBatchFiller(workers int) *BatchFiller {
 	return f
 }
 
-// Workers is the most goroutines one Fill uses, the caller's included.
-func (f *BatchFiller) Workers() int { return f.p.workers }
+// ErrFiller reports a nil or zero BatchFiller.
+var ErrFiller = errors.New("mask: nil or zero BatchFiller (make one with NewBatchFiller)")
+
+// Workers is the most goroutines one Fill uses, the caller's included (0 for
+// a nil or zero filler).
+func (f *BatchFiller) Workers() int {
+	if f == nil || f.p == nil {
+		return 0
+	}
+	return f.p.workers
+}
 
 // Close stops the filler's goroutines and waits for them to exit. Fill still
-// works after Close, on the caller's goroutine alone.
-func (f *BatchFiller) Close() { f.p.close() }
+// works after Close, on the caller's goroutine alone. Closing a nil or zero
+// filler does nothing.
+func (f *BatchFiller) Close() {
+	if f != nil && f.p != nil {
+		f.p.close()
+	}
+}
 
 // Fill writes into row rows[i] of b the tokens matchers[i] allows next, for
 // every i, and returns the first row error in matcher order (nil when every
@@ -88,10 +103,18 @@ func (f *BatchFiller) Close() { f.p.close() }
 // distinct, and each matcher must belong to no other goroutine during the
 // call. Fill allocates nothing once the matchers' nodes are indexed, unless a
 // row fails.
+//
+// Errors with the call itself are returned before any row is written: a
+// bitmask that Bitmask.Check refuses (ErrShape), rows and matchers of
+// different lengths or a row listed twice (ErrRow), errs of the wrong length
+// (ErrShape), a nil or zero filler (ErrFiller).
 func (f *BatchFiller) Fill(matchers []*Matcher, b *Bitmask, rows []int, errs []error) error {
+	if f == nil || f.p == nil {
+		return ErrFiller
+	}
 	p := f.p
-	if b == nil {
-		return fmt.Errorf("%w: nil bitmask", ErrShape)
+	if err := b.Check(); err != nil {
+		return err
 	}
 	if len(rows) != len(matchers) {
 		return fmt.Errorf("%w: %d matchers but %d rows", ErrRow, len(matchers), len(rows))
@@ -189,23 +212,20 @@ func (p *fillPool) drain() {
 	}
 }
 
-// fillRow fills one row, turning a panic into the row's error and leaving
-// the row all zeros.
+// fillRow fills one row, turning a panic into the row's error. A row of b
+// that fails, by an error or a panic, is left all zeros.
 func (p *fillPool) fillRow(i int) (err error) {
 	m, row := p.matchers[i], p.rows[i]
 	defer func() {
 		if r := recover(); r != nil {
-			if row >= 0 && row < p.b.Rows {
-				clear(p.b.Row(row))
-			}
 			err = NewPanicError("FillBitmask", r)
+		}
+		if err != nil && row >= 0 && row < p.b.Rows {
+			clear(p.b.Row(row))
 		}
 	}()
 	if m == nil {
-		if row >= 0 && row < p.b.Rows {
-			clear(p.b.Row(row))
-		}
-		return fmt.Errorf("mask: no matcher for row %d", row)
+		return fmt.Errorf("%w: no matcher for row %d", ErrMatcher, row)
 	}
 	return m.FillBitmask(p.b, row)
 }

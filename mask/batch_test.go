@@ -183,7 +183,7 @@ func TestBatchFillerRowFailures(t *testing.T) {
 		row   int
 		check func(t *testing.T, err error)
 	}{
-		{"panic", new(mask.Matcher), 2, func(t *testing.T, err error) {
+		{"panic", mask.BrokenMatcher(runs[0].c), 2, func(t *testing.T, err error) {
 			var pe *mask.PanicError
 			require.ErrorAs(t, err, &pe)
 			assert.ErrorIs(t, err, mask.ErrPanic)
@@ -191,6 +191,7 @@ func TestBatchFillerRowFailures(t *testing.T) {
 			assert.Contains(t, pe.Stack, "(*Matcher).FillBitmask", "the stack starts where the panic happened")
 		}},
 		{"nil matcher", nil, 2, func(t *testing.T, err error) { assert.ErrorContains(t, err, "no matcher") }},
+		{"zero matcher", new(mask.Matcher), 2, func(t *testing.T, err error) { assert.ErrorIs(t, err, mask.ErrMatcher) }},
 		{"other vocabulary", other.NewMatcher(), 2, func(t *testing.T, err error) { assert.ErrorIs(t, err, mask.ErrRow) }},
 		{"row outside", runs[0].c.NewMatcher(), 9, func(t *testing.T, err error) { assert.ErrorIs(t, err, mask.ErrRow) }},
 	}
@@ -312,7 +313,8 @@ func TestMatcherAcceptErrors(t *testing.T) {
 			}
 			return m.Rollback(2)
 		}, mask.ErrRollback},
-		{"broken matcher", func(*mask.Matcher) error { return new(mask.Matcher).Accept(yes) }, mask.ErrPanic},
+		{"broken matcher", func(*mask.Matcher) error { return mask.BrokenMatcher(c).Accept(yes) }, mask.ErrPanic},
+		{"zero matcher", func(*mask.Matcher) error { return new(mask.Matcher).Accept(yes) }, mask.ErrMatcher},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

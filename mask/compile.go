@@ -1,6 +1,7 @@
 package mask
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -14,7 +15,8 @@ import (
 // Compiled is a grammar compiled against one vocabulary. It is immutable
 // from the outside and safe for concurrent use by any number of matchers:
 // the per-node token index fills in lazily, each node once, under a lock of
-// its own stripe.
+// its own stripe. Make one with Compile, CompileContext or CompileProgram;
+// the methods of a nil or zero Compiled panic.
 type Compiled struct {
 	prog   *pda.Program
 	vocab  *tokenizer.Vocab
@@ -35,25 +37,61 @@ type Options struct {
 // ErrVocab reports a vocabulary that cannot be used.
 var ErrVocab = errors.New("mask: unusable vocabulary")
 
+// ErrGrammar reports a nil grammar or program given to Compile.
+var ErrGrammar = errors.New("mask: no grammar")
+
 // Compile compiles g for vocab. The token index is not built here: each
-// automaton node is classified on its first visit by any matcher.
+// automaton node is classified on its first visit by any matcher. It fails
+// with an error wrapping ErrGrammar when g is nil, and ErrVocab when vocab
+// is nil or has no token a grammar could allow (see CheckVocab).
 func Compile(g *grammar.Grammar, vocab *tokenizer.Vocab, opts ...Options) (*Compiled, error) {
+	return CompileContext(context.Background(), g, vocab, opts...)
+}
+
+// CompileContext is Compile that stops once ctx ends, with an error wrapping
+// ctx.Err() (see pda.CompileContext).
+func CompileContext(ctx context.Context, g *grammar.Grammar, vocab *tokenizer.Vocab, opts ...Options) (*Compiled, error) {
 	var o Options
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	if vocab == nil || vocab.Size() == 0 {
-		return nil, fmt.Errorf("%w: empty", ErrVocab)
+	if g == nil {
+		return nil, fmt.Errorf("%w: nil grammar", ErrGrammar)
 	}
-	prog, err := pda.Compile(g, o.Limits)
+	if err := CheckVocab(vocab); err != nil {
+		return nil, err
+	}
+	prog, err := pda.CompileContext(ctx, g, o.Limits)
 	if err != nil {
 		return nil, err
 	}
-	return CompileProgram(prog, vocab), nil
+	return CompileProgram(prog, vocab)
 }
 
-// CompileProgram indexes an already compiled program for vocab.
-func CompileProgram(prog *pda.Program, vocab *tokenizer.Vocab) *Compiled {
+// CheckVocab returns an error wrapping ErrVocab when vocab cannot back a
+// grammar: it is nil, or none of its tokens is an ordinary token with bytes
+// (every one is special, a stop token or empty), so that no mask could ever
+// allow anything but a stop token.
+func CheckVocab(vocab *tokenizer.Vocab) error {
+	if vocab == nil || vocab.Size() == 0 {
+		return fmt.Errorf("%w: nil or empty", ErrVocab)
+	}
+	if len(indexVocab(vocab).ids) == 0 {
+		return fmt.Errorf("%w: every token of %s is special, a stop token or empty", ErrVocab, vocab.Name())
+	}
+	return nil
+}
+
+// CompileProgram indexes an already compiled program for vocab. It fails with
+// an error wrapping ErrGrammar when prog is nil, and ErrVocab when vocab is
+// unusable (see CheckVocab).
+func CompileProgram(prog *pda.Program, vocab *tokenizer.Vocab) (*Compiled, error) {
+	if prog == nil {
+		return nil, fmt.Errorf("%w: nil program", ErrGrammar)
+	}
+	if err := CheckVocab(vocab); err != nil {
+		return nil, err
+	}
 	c := &Compiled{
 		prog:   prog,
 		vocab:  vocab,
@@ -62,7 +100,7 @@ func CompileProgram(prog *pda.Program, vocab *tokenizer.Vocab) *Compiled {
 		index:  make([]atomic.Pointer[nodeIndex], prog.NumNodes()),
 	}
 	c.states.New = func() any { return pda.NewState(prog) }
-	return c
+	return c, nil
 }
 
 // Program returns the compiled pushdown automaton.

@@ -16,7 +16,10 @@ var ErrRollback = errors.New("mask: rollback past the start")
 var ErrRow = errors.New("mask: bad bitmask row")
 
 // Matcher is the grammar state of one sequence. It is used by one goroutine
-// at a time; many matchers share one Compiled.
+// at a time; many matchers share one Compiled. Make one with
+// Compiled.NewMatcher: on a nil or zero Matcher, FillBitmask, Accept and
+// Rollback return ErrMatcher and AcceptToken false, and the other methods
+// panic.
 type Matcher struct {
 	c          *Compiled
 	st         *pda.State
@@ -72,7 +75,7 @@ func (m *Matcher) State() *pda.State { return m.st }
 // AcceptToken advances by token id and reports whether the grammar allows
 // it. A rejected token leaves the matcher unchanged.
 func (m *Matcher) AcceptToken(id int) bool {
-	if m.terminated || id < 0 || id >= m.c.voc.size {
+	if m == nil || m.c == nil || m.terminated || id < 0 || id >= m.c.voc.size {
 		return false
 	}
 	m.st.ClearErr()
@@ -118,8 +121,13 @@ func (m *Matcher) AcceptString(s string) bool {
 	return true
 }
 
-// Rollback undoes the last n accepted steps (tokens or strings).
+// Rollback undoes the last n accepted steps (tokens or strings). A negative n
+// or more steps than were accepted is an error wrapping ErrRollback, a nil or
+// zero matcher ErrMatcher; the matcher is then unchanged.
 func (m *Matcher) Rollback(n int) error {
+	if m == nil || m.c == nil {
+		return ErrMatcher
+	}
 	if n < 0 || n > len(m.hist) {
 		return fmt.Errorf("%w: %d steps asked, %d accepted", ErrRollback, n, len(m.hist))
 	}
@@ -140,12 +148,15 @@ func (m *Matcher) Rollback(n int) error {
 // FillBitmask writes the tokens allowed next into row of b: all tokens the
 // grammar allows, stop tokens exactly when it may end, no special token.
 // After termination the row is all zeros. It allocates nothing once the
-// nodes it visits are indexed. An error wrapping grammar.ErrLimit means the
+// nodes it visits are indexed. It writes nothing and returns an error
+// wrapping ErrMatcher for a nil or zero matcher, ErrShape for a bitmask that
+// Bitmask.Check refuses, and ErrRow for a row outside b or a bitmask of
+// another vocabulary size. An error wrapping grammar.ErrLimit means the
 // pushdown step limit tripped (see Accept): the row is cleared and the
 // sequence should be failed.
 func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
-	if b.VocabSize != m.c.voc.size || row < 0 || row >= b.Rows {
-		return fmt.Errorf("%w: row %d of a %d-row bitmask for %d tokens (grammar vocabulary %d)", ErrRow, row, b.Rows, b.VocabSize, m.c.voc.size)
+	if err := checkFill(m, b, row); err != nil {
+		return err
 	}
 	out := b.Row(row)
 	clear(out)
@@ -327,6 +338,9 @@ func stackExcerpt(s []byte, max int) string {
 // the matcher Reset). An accepted token allocates nothing once the history
 // has grown to the sequence's length.
 func (m *Matcher) Accept(id int) (err error) {
+	if m == nil || m.c == nil {
+		return ErrMatcher
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = NewPanicError("Accept", r)

@@ -1,6 +1,7 @@
 package pda
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -108,15 +109,26 @@ func (p *Program) MemoryBytes() int {
 // them; rules unreachable from the root are dropped. A rule that can call
 // itself before consuming any byte is an error wrapping ErrLeftRecursion.
 func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
+	return CompileContext(context.Background(), g, lim)
+}
+
+// CompileContext is Compile that stops once ctx ends, with an error wrapping
+// ctx.Err(): building, determinizing and minimizing each rule's automaton
+// look at ctx every few thousand steps, and the passes over all rules
+// between rules, so it returns within about a millisecond of the end.
+func CompileContext(ctx context.Context, g *grammar.Grammar, lim Limits) (*Program, error) {
 	if lim == (Limits{}) {
 		lim = DefaultLimits
+	}
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
 	dfas := make([]*fsm.DFA, len(g.Rules))
 	for i, r := range g.Rules {
-		d, err := compileRule(r.Body, lim)
+		d, err := compileRule(ctx, r.Body, lim)
 		if err != nil {
 			return nil, fmt.Errorf("pda: rule %q: %w", r.Name, err)
 		}
@@ -128,6 +140,9 @@ func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
 	productive := make([]bool, len(dfas))
 	usable := func(sym int32) bool { return productive[sym] }
 	for changed := true; changed; {
+		if err := stopped(ctx); err != nil {
+			return nil, err
+		}
 		changed = false
 		for i, d := range dfas {
 			if !productive[i] && d.CanReachFinal(usable) {
@@ -139,10 +154,16 @@ func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
 	if !productive[g.Root] {
 		return nil, fmt.Errorf("pda: root rule %q: %w", g.Rules[g.Root].Name, ErrEmptyLanguage)
 	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	for i, d := range dfas {
 		if productive[i] {
 			dfas[i] = d.Trim(usable)
 		}
+	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
 	}
 
 	// Rules reachable from the root.
@@ -163,34 +184,59 @@ func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
 	if err := checkLeftRecursion(g, dfas, reach); err != nil {
 		return nil, err
 	}
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	return link(g, dfas, reach, lim)
 }
 
+// stopped returns an error wrapping ctx.Err() once ctx has ended.
+func stopped(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("pda: stopped: %w", err)
+	}
+	return nil
+}
+
 // compileRule builds one rule body's NFA and returns its minimized DFA.
-func compileRule(body *grammar.Expr, lim Limits) (*fsm.DFA, error) {
+func compileRule(ctx context.Context, body *grammar.Expr, lim Limits) (*fsm.DFA, error) {
+	if err := stopped(ctx); err != nil {
+		return nil, err
+	}
 	var n fsm.NFA
 	start, end := n.NewState(), n.NewState()
-	b := ruleBuilder{n: &n, max: lim.MaxNFAStates}
+	b := ruleBuilder{n: &n, max: lim.MaxNFAStates, ctx: ctx}
 	if err := b.expr(body, start, end); err != nil {
 		return nil, err
 	}
-	d, err := fsm.Determinize(&n, start, []int{end}, lim.MaxRuleStates)
+	d, err := fsm.DeterminizeContext(ctx, &n, start, []int{end}, lim.MaxRuleStates)
 	if err != nil {
 		return nil, err
 	}
-	return d.Minimize(), nil
+	return d.MinimizeContext(ctx)
 }
 
 type ruleBuilder struct {
 	n   *fsm.NFA
 	max int
+	ctx context.Context
 }
 
 var errNFATooLarge = fmt.Errorf("%w: rule expands to too many automaton states (repetition bounds too large?)", grammar.ErrLimit)
 
+// nfaCheckEvery is how many NFA states a rule builder adds between two looks
+// at its context.
+const nfaCheckEvery = 1 << 12
+
 func (b *ruleBuilder) state() (int, error) {
-	if b.n.NumStates() >= b.max {
+	n := b.n.NumStates()
+	if n >= b.max {
 		return 0, errNFATooLarge
+	}
+	if n%nfaCheckEvery == 0 {
+		if err := stopped(b.ctx); err != nil {
+			return 0, err
+		}
 	}
 	return b.n.NewState(), nil
 }
@@ -315,6 +361,9 @@ func (b *ruleBuilder) repeat(sub *grammar.Expr, min, max int, from, to int) erro
 	return nil
 }
 
+// maxCycleNames bounds the rules a left-recursion error lists.
+const maxCycleNames = 8
+
 // checkLeftRecursion finds a rule that can reach a call to itself without
 // consuming a byte (through calls to rules that can match the empty string).
 func checkLeftRecursion(g *grammar.Grammar, dfas []*fsm.DFA, reach []int) error {
@@ -350,44 +399,55 @@ func checkLeftRecursion(g *grammar.Grammar, dfas []*fsm.DFA, reach []int) error 
 			}
 		}
 	}
-	// Find a cycle with a DFS over leftCalls.
+	// Find a cycle with a depth-first search over leftCalls, on an explicit
+	// stack: a chain of rules as long as the grammar must not grow the
+	// goroutine's.
 	const (
 		white = iota
 		grey
 		black
 	)
-	color := make([]int, len(dfas))
-	var path []int
-	var cycle []int
-	var visit func(r int) bool
-	visit = func(r int) bool {
+	type frame struct{ rule, next int }
+	color := make([]uint8, len(dfas))
+	var stack []frame
+	for _, r := range reach {
+		if color[r] != white {
+			continue
+		}
 		color[r] = grey
-		path = append(path, r)
-		for _, s := range leftCalls[r] {
-			if color[s] == grey {
-				for i, p := range path {
-					if p == s {
-						cycle = append(append([]int(nil), path[i:]...), s)
+		stack = append(stack[:0], frame{rule: r})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			calls := leftCalls[top.rule]
+			if top.next == len(calls) {
+				color[top.rule] = black
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			s := calls[top.next]
+			top.next++
+			switch color[s] {
+			case white:
+				color[s] = grey
+				stack = append(stack, frame{rule: s})
+			case grey:
+				var names []string
+				for i := len(stack) - 1; i >= 0; i-- {
+					if stack[i].rule == s {
+						for _, f := range stack[i:] {
+							names = append(names, g.Rules[f.rule].Name)
+						}
+						break
 					}
 				}
-				return true
+				names = append(names, g.Rules[s].Name)
+				if len(names) > maxCycleNames {
+					n := len(names)
+					names = append(names[:maxCycleNames-2:maxCycleNames-2], fmt.Sprintf("… %d rules …", n-maxCycleNames+1), names[n-1])
+				}
+				return fmt.Errorf("pda: rule %q is left-recursive (%s): %w; rewrite it with repetition, e.g. a ::= b (op b)*",
+					names[0], strings.Join(names, " -> "), ErrLeftRecursion)
 			}
-			if color[s] == white && visit(s) {
-				return true
-			}
-		}
-		path = path[:len(path)-1]
-		color[r] = black
-		return false
-	}
-	for _, r := range reach {
-		if color[r] == white && visit(r) {
-			names := make([]string, len(cycle))
-			for i, c := range cycle {
-				names[i] = g.Rules[c].Name
-			}
-			return fmt.Errorf("pda: rule %q is left-recursive (%s): %w; rewrite it with repetition, e.g. a ::= b (op b)*",
-				g.Rules[cycle[0]].Name, strings.Join(names, " -> "), ErrLeftRecursion)
 		}
 	}
 	return nil

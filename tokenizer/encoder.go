@@ -50,8 +50,12 @@ type Encoder struct {
 
 // Encoder returns v's encoder, built on the first call and shared afterwards.
 // It fails when the file's normalizer, pre-tokenizer or model options are
-// malformed or of a kind rein does not implement.
+// malformed or of a kind rein does not implement, and with an error wrapping
+// ErrArgument for a nil or zero Vocab.
 func (v *Vocab) Encoder() (*Encoder, error) {
+	if v == nil || v.enc == nil {
+		return nil, fmt.Errorf("%w: no vocabulary (nil or zero Vocab)", ErrArgument)
+	}
 	c := v.enc
 	c.once.Do(func() { c.enc, c.err = newEncoder(v, &c.spec) })
 	return c.enc, c.err

@@ -14,6 +14,10 @@ var (
 	// ErrUnsupported reports a well-formed tokenizer of a kind rein does not
 	// implement (a Unigram model, an unknown decoder or pre-tokenizer, …).
 	ErrUnsupported = errors.New("unsupported tokenizer")
+	// ErrArgument reports an argument a Vocab method cannot take: a logit
+	// width below the vocabulary size, a stop token that is not a token, a
+	// nil or zero Vocab.
+	ErrArgument = errors.New("tokenizer: invalid argument")
 )
 
 // FormatError names the file and the field (a dotted JSON path such as

@@ -104,5 +104,8 @@ func loadGPT2(name, encFile string, enc []byte, bpeFile string, bpe []byte, o op
 	}
 	v := b.build(name, spec)
 	v.stops = v.defaultStops(-1)
+	if err := v.checkUsable(encFile, ""); err != nil {
+		return nil, err
+	}
 	return v, nil
 }

@@ -21,6 +21,13 @@ import (
 // fallback as in Llama-2 and Mistral). It reads tokenizer_config.json beside
 // it, when there is one, for the end-of-sequence token. The vocabulary is
 // named after the file's folder unless WithName says otherwise.
+//
+// Some files are refused as malformed although Hugging Face loads them,
+// because the vocabulary would not be what the model's tokenizer does: an
+// added token that reuses the id of a model piece with other text, of a
+// byte-fallback token, or (special) of a byte-level token of one byte; and a
+// vocabulary with no token a grammar could allow (every one special, a stop
+// token or empty).
 func LoadHF(tokenizerJSON string, opts ...Option) (*Vocab, error) {
 	o := newOptions(opts)
 	data, err := os.ReadFile(tokenizerJSON)
@@ -47,8 +54,9 @@ func LoadHF(tokenizerJSON string, opts ...Option) (*Vocab, error) {
 }
 
 // LoadHFBytes loads a tokenizer.json held in memory, with its
-// tokenizer_config.json when tokenizerConfig is not nil. Errors name the files
-// as name/tokenizer.json and name/tokenizer_config.json.
+// tokenizer_config.json when tokenizerConfig is not nil. It refuses what
+// LoadHF refuses. Errors name the files as name/tokenizer.json and
+// name/tokenizer_config.json.
 func LoadHFBytes(name string, tokenizerJSON, tokenizerConfig []byte, opts ...Option) (*Vocab, error) {
 	o := newOptions(opts)
 	if o.name != "" {
@@ -154,6 +162,9 @@ func loadHF(name, file string, data []byte, cfgFile string, cfg []byte) (*Vocab,
 			return nil, malformed(file, field+".content", "missing or not a string")
 		}
 		special := t.Get("special").Bool()
+		if err := b.checkReuse(field, id, content.String(), special, kind, pieces); err != nil {
+			return nil, err
+		}
 		tk := kindAdded
 		if special {
 			tk = kindSpecial
@@ -177,14 +188,49 @@ func loadHF(name, file string, data []byte, cfgFile string, cfg []byte) (*Vocab,
 		return nil, err
 	}
 	v := b.build(name, spec)
-	eosID := -1
-	if id, ok := addedIDs[eos]; ok {
-		eosID = id
-	} else if id, ok := pieces[eos]; ok {
-		eosID = int(id)
+	eosID := -1 // no eos_token: no stop token by that name, not even an empty piece
+	if eos != "" {
+		if id, ok := addedIDs[eos]; ok {
+			eosID = id
+		} else if id, ok := pieces[eos]; ok {
+			eosID = int(id)
+		}
 	}
 	v.stops = v.defaultStops(eosID)
+	if err := v.checkUsable(file, "model.vocab"); err != nil {
+		return nil, err
+	}
 	return v, nil
+}
+
+// samePiece reports whether text is the model piece of token id, as written
+// in model.vocab.
+func samePiece(pieces map[string]int32, text string, id int) bool {
+	p, ok := pieces[text]
+	return ok && int(p) == id
+}
+
+// checkReuse refuses an added token (at field) whose id is already a model
+// piece it would change: a SentencePiece byte-fallback token (the Encoder
+// needs it for bytes no piece covers), a piece of other text (the Encoder
+// would write the added text where the model means the piece's), or, in a
+// byte-level vocabulary, a one-byte piece made special (the Encoder needs
+// one ordinary token per byte). Real files only re-list pieces such as <s>
+// with their own text, which stays allowed.
+func (b *vocabBuilder) checkReuse(field string, id int, content string, special bool, kind hfKind, pieces map[string]int32) error {
+	if id < 0 || id >= len(b.set) || !b.set[id] {
+		return nil
+	}
+	old := b.toks[id]
+	switch {
+	case b.kinds[id] == kindByte:
+		return malformed(b.file, field+".id", "token id %d is the byte-fallback token of byte 0x%02X; %q needs an id of its own", id, old[0], content)
+	case string(old) != content && !samePiece(pieces, content, id):
+		return malformed(b.file, field+".id", "token id %d is the model's token %q; %q needs an id of its own", id, old, content)
+	case special && kind == hfByteLevel && len(old) == 1 && b.kinds[id] == kindNormal:
+		return malformed(b.file, field+".id", "token id %d is the byte-level token of byte 0x%02X and cannot be special", id, old[0])
+	}
+	return nil
 }
 
 // validJSON checks data is one JSON value, naming the offset of the first

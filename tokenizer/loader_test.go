@@ -199,6 +199,19 @@ func TestLoadHFErrors(t *testing.T) {
 		{"metaspace on byte level", byteLevelFile, map[string]any{"pre_tokenizer": map[string]any{"type": "Metaspace", "replacement": "▁"}}, "pre_tokenizer", true, true},
 		{"byte level missing a byte", byteLevelFile, map[string]any{"model.vocab": map[string]any{"a": 0}, "model.merges": []string{}}, "model.vocab", true, true},
 		{"metaspace replacement", sentencePieceFile, map[string]any{"pre_tokenizer": map[string]any{"type": "Metaspace", "replacement": "ab"}}, "pre_tokenizer.replacement", false, true},
+
+		// Added tokens that would change a model piece (issue 12, item 7).
+		{"special reuses a byte token's id", byteLevelFile, added(97, "<|x|>", true), "added_tokens[0].id", false, false},
+		{"byte token made special", byteLevelFile, added(97, "a", true), "added_tokens[0].id", false, false},
+		{"special reuses byte 0's id", byteLevelFile, added(0, "<|zero|>", true), "added_tokens[0].id", false, false},
+		{"added reuses a piece's id", byteLevelFile, added(256, "<|he|>", false), "added_tokens[0].id", false, false},
+		{"added renames piece 0", sentencePieceFile, added(0, "<pad>", true), "added_tokens[0].id", false, false},
+		{"special reuses a byte-fallback id", sentencePieceFile, added(3+0x0A, "<nl>", true), "added_tokens[0].id", false, false},
+		{"byte-fallback token made special", sentencePieceFile, added(3+0x0A, "<0x0A>", true), "added_tokens[0].id", false, false},
+
+		// Vocabularies no grammar could use.
+		{"only an empty token", byteLevelFile, map[string]any{"model.vocab": map[string]any{"": 0}, "model.merges": []string{}}, "model.vocab", false, false},
+		{"only special tokens", sentencePieceFile, map[string]any{"model.vocab": map[string]any{"<unk>": 0, "<s>": 1, "</s>": 2}, "model.merges": []string{}}, "model.vocab", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -220,6 +233,49 @@ func TestLoadHFErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// added is an edit that makes one added token the file's only one.
+func added(id int, content string, special bool) map[string]any {
+	return map[string]any{"added_tokens": []any{map[string]any{"id": id, "content": content, "special": special}}}
+}
+
+// TestLoadHFEmptyTokenIsNoStop: an empty vocabulary entry never becomes the
+// stop token, whether eos_token is missing, null or empty.
+func TestLoadHFEmptyTokenIsNoStop(t *testing.T) {
+	f := byteLevelFile()
+	f["model"].(map[string]any)["vocab"].(map[string]int)[""] = 263
+	for _, cfg := range []string{"", `{}`, `{"eos_token": null}`, `{"eos_token": ""}`, `{"eos_token": {"content": ""}}`} {
+		var config []byte
+		if cfg != "" {
+			config = []byte(cfg)
+		}
+		v, err := tokenizer.LoadHFBytes("x", marshal(t, f), config)
+		require.NoError(t, err, cfg)
+		require.Equal(t, 264, v.Size())
+		assert.Empty(t, v.Bytes(263))
+		assert.Empty(t, v.StopTokens(), "config %q", cfg)
+	}
+	v, err := tokenizer.LoadHFBytes("x", marshal(t, f), []byte(`{"eos_token": "<|end|>"}`))
+	require.NoError(t, err)
+	assert.Equal(t, []int{262}, v.StopTokens())
+}
+
+// TestLoadHFAddedTokensKeepTheEncoder: an added token that re-lists a model
+// piece with its own text is accepted, and the Encoder still works.
+func TestLoadHFAddedTokensKeepTheEncoder(t *testing.T) {
+	v, err := tokenizer.LoadHFBytes("x", marshal(t, edit(sentencePieceFile(), added(1, "<s>", true))), nil)
+	require.NoError(t, err)
+	assert.True(t, v.IsSpecial(1))
+	enc, err := v.Encoder()
+	require.NoError(t, err)
+	assert.Equal(t, []int{259, 3 + 'c'}, enc.Encode("c"), "byte fallback")
+}
+
+func TestLoadTiktokenNoUsableToken(t *testing.T) {
+	_, err := tokenizer.LoadTiktokenBytes("x", []byte(" 0\n"), nil, tokenizer.WithPattern(tokenizer.GPT2Pattern))
+	assert.ErrorIs(t, err, tokenizer.ErrMalformed)
+	assert.ErrorContains(t, err, "no token has bytes")
 }
 
 func TestLoadHFBadJSON(t *testing.T) {

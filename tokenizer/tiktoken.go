@@ -127,6 +127,9 @@ func loadTiktoken(name, file string, data []byte, specials map[string]int, o opt
 	spec.pretok = []preStep{{op: preRegex, pattern: pattern, field: "pattern"}}
 	v := b.build(name, spec)
 	v.stops = v.defaultStops(-1)
+	if err := v.checkUsable(file, ""); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 

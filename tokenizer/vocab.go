@@ -51,10 +51,10 @@ func (v *Vocab) Size() int { return len(v.kind) }
 func (v *Vocab) LogitWidth() int { return v.width }
 
 // WithLogitWidth returns a copy of v whose LogitWidth is n, which must be at
-// least Size.
+// least Size (an error wrapping ErrArgument otherwise).
 func (v *Vocab) WithLogitWidth(n int) (*Vocab, error) {
 	if n < v.Size() {
-		return nil, fmt.Errorf("tokenizer: logit width %d is smaller than the vocabulary size %d", n, v.Size())
+		return nil, fmt.Errorf("%w: logit width %d is smaller than the vocabulary size %d", ErrArgument, n, v.Size())
 	}
 	c := *v
 	c.width = n
@@ -91,12 +91,13 @@ func (v *Vocab) IsSpecial(id int) bool {
 func (v *Vocab) StopTokens() []int { return slices.Clone(v.stops) }
 
 // WithStopTokens returns a copy of v whose stop tokens are ids (duplicates
-// removed). Every id must be a token of v, not a hole.
+// removed). Every id must be a token of v, not a hole (an error wrapping
+// ErrArgument otherwise).
 func (v *Vocab) WithStopTokens(ids []int) (*Vocab, error) {
 	stops := slices.Clone(ids)
 	for _, id := range stops {
 		if id < 0 || id >= v.Size() || v.kind[id] == kindHole {
-			return nil, fmt.Errorf("tokenizer: stop token %d is not a token of %s (size %d)", id, v.name, v.Size())
+			return nil, fmt.Errorf("%w: stop token %d is not a token of %s (size %d)", ErrArgument, id, v.name, v.Size())
 		}
 	}
 	slices.Sort(stops)
@@ -230,6 +231,17 @@ func (v *Vocab) defaultStops(eos int) []int {
 	}
 	slices.Sort(stops)
 	return slices.Compact(stops)
+}
+
+// checkUsable refuses a vocabulary in which no token could ever be allowed
+// by a grammar: every one is special, a stop token, a hole or empty.
+func (v *Vocab) checkUsable(file, field string) error {
+	for id, k := range v.kind {
+		if k != kindSpecial && k != kindHole && v.off[id+1] > v.off[id] && !slices.Contains(v.stops, id) {
+			return nil
+		}
+	}
+	return malformed(file, field, "no token has bytes and is neither special nor a stop token")
 }
 
 func sortedKeys(m map[string]int) []string {
