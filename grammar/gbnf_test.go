@@ -640,3 +640,21 @@ func FuzzParseGBNF(f *testing.F) {
 		checkCompiles(t, src, g)
 	})
 }
+
+// TestPrintedGBNFReadsBack: the printer writes only escapes the reader
+// knows (FuzzParseGBNF found \v from strconv.Quote and \^ in classes).
+func TestPrintedGBNFReadsBack(t *testing.T) {
+	for _, src := range []string{
+		"root ::= \"\v\a\b\f\x7f\"",
+		`root ::= [0^]`,
+		`root ::= [\x5E] "\x5E"`,
+		`root ::= [^^a]`,
+		"root ::= \"\u00a0\u2028\U0001F600\"",
+	} {
+		g, err := grammar.ParseGBNF(src, "root")
+		require.NoError(t, err, src)
+		again, err := grammar.ParseGBNF(g.String(), "root")
+		require.NoError(t, err, "%s printed as %s", src, g.String())
+		assert.Equal(t, g.String(), again.String(), src)
+	}
+}

@@ -3,9 +3,9 @@ package grammar
 import (
 	"fmt"
 	"regexp/syntax"
-	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Kind says what an Expr matches.
@@ -222,7 +222,7 @@ func (e *Expr) write(b *strings.Builder, g *Grammar) {
 	case Empty:
 		b.WriteString(`""`)
 	case Bytes:
-		b.WriteString(strconv.Quote(string(e.Bytes)))
+		writeLiteral(b, e.Bytes)
 	case Class:
 		b.WriteByte('[')
 		for _, r := range e.Ranges {
@@ -269,9 +269,54 @@ func (e *Expr) write(b *strings.Builder, g *Grammar) {
 	}
 }
 
+// writeLiteral writes bs as a GBNF string literal, with only the escapes
+// ParseGBNF reads. A byte that is not part of valid UTF-8 (which no GBNF
+// literal can hold) is written as \xNN, the code point of that value.
+func writeLiteral(b *strings.Builder, bs []byte) {
+	b.WriteByte('"')
+	for len(bs) > 0 {
+		r, n := utf8.DecodeRune(bs)
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(b, `\x%02x`, bs[0])
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			writeRune(b, r)
+		}
+		bs = bs[n:]
+	}
+	b.WriteByte('"')
+}
+
+// writeRune writes r as GBNF reads it inside a literal: itself when
+// printable, else an escape (lower-case hex, as strconv.Quote writes).
+func writeRune(b *strings.Builder, r rune) {
+	switch {
+	case r == '\t':
+		b.WriteString(`\t`)
+	case r == '\n':
+		b.WriteString(`\n`)
+	case r == '\r':
+		b.WriteString(`\r`)
+	case unicode.IsPrint(r):
+		b.WriteRune(r)
+	case r < 0x80:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r > 0xFFFF:
+		fmt.Fprintf(b, `\U%08x`, r)
+	default:
+		fmt.Fprintf(b, `\u%04x`, r)
+	}
+}
+
 func writeClassRune(b *strings.Builder, r rune) {
 	switch {
-	case r == '\\' || r == ']' || r == '-' || r == '^':
+	case r == '^':
+		// "[^" opens a negated class, and GBNF has no \^ escape.
+		b.WriteString(`\x5E`)
+	case r == '\\' || r == ']' || r == '-':
 		b.WriteByte('\\')
 		b.WriteRune(r)
 	case r < 0x80 && !unicode.IsPrint(r):
