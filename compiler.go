@@ -119,7 +119,9 @@ func (s *Spec) grammar(loadRef func(string) ([]byte, error)) (*grammar.Grammar, 
 		return g, nil, err
 	case KindJSONSchema:
 		opts := s.Schema
-		opts.LoadRef = loadRef
+		if loadRef != nil {
+			opts.LoadRef = func(_ context.Context, uri string) ([]byte, error) { return loadRef(uri) }
+		}
 		return grammar.FromJSONSchema([]byte(s.Source), opts)
 	case KindGBNF:
 		g, err := grammar.ParseGBNF(s.Source, s.Root)

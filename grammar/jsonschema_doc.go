@@ -135,6 +135,9 @@ var (
 
 // parse reads data as a document with URI uri and registers its resources.
 func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*jsDoc, error) {
+	if err := ix.scan(data, ptr); err != nil {
+		return nil, err
+	}
 	if !gjson.ValidBytes(data) {
 		return nil, ix.c.errorf(ptr, "", nil, "schema is not valid JSON")
 	}
@@ -447,7 +450,7 @@ func (ix *schemaIndex) load(from *jsNode, uri, kw string) (*jsNode, error) {
 	if len(ix.docs) > ix.c.opts.MaxDocuments {
 		return nil, ix.c.limitf(from.ptr, kw, "more than %d remote documents", ix.c.opts.MaxDocuments)
 	}
-	data, err := ix.c.opts.LoadRef(uri)
+	data, err := ix.c.opts.LoadRef(ix.c.ctx, uri)
 	if err != nil {
 		return nil, ix.c.errorf(from.ptr, kw, err, "loading %q: %v", uri, err)
 	}
