@@ -232,6 +232,7 @@ func (c *schemaCompiler) compile(schema []byte) (*Grammar, error) {
 		return nil, err
 	}
 	c.ix.resources[jsDefaultBase] = doc.root
+	c.ix.rootBase = doc.root.base
 	c.anyValue, c.anyStr = -1, -1
 	if err := c.setupWhitespace(); err != nil {
 		return nil, err

@@ -112,6 +112,12 @@ type schemaIndex struct {
 	resources map[string]*jsNode // absolute URI without fragment -> resource root
 	anchors   map[string]*jsNode // absolute URI + "#" + anchor -> node
 	nodes     int
+	// dynamic counts the $dynamicAnchor of each name, recursive the
+	// "$recursiveAnchor": true, over every document read: where there is
+	// one, a $dynamicRef ($recursiveRef) can only land on it.
+	dynamic   map[string]int
+	recursive int
+	rootBase  string // base URI of the root schema resource
 }
 
 // jsDefaultBase is the base URI of a root schema without $id.
@@ -276,6 +282,15 @@ func (ix *schemaIndex) register(n *jsNode, base string, draft int, schema bool) 
 				}
 			}
 		}
+		if a := n.get("$dynamicAnchor"); a != nil && a.kind == jsString {
+			if ix.dynamic == nil {
+				ix.dynamic = map[string]int{}
+			}
+			ix.dynamic[a.str]++
+		}
+		if a := n.get("$recursiveAnchor"); a != nil && a.kind == jsBool && a.b {
+			ix.recursive++
+		}
 		for _, k := range []string{"$anchor", "$dynamicAnchor"} {
 			if a := n.get(k); a != nil && a.kind == jsString {
 				if _, dup := ix.anchors[base+"#"+a.str]; !dup || k == "$anchor" {
@@ -394,6 +409,39 @@ func jsSplitFragment(u string) (string, string) {
 		frag = f
 	}
 	return u[:i], frag
+}
+
+// staticRef returns where the reference ref of keyword kw, statically
+// resolved to target, lands whatever the dynamic scope, and false when that
+// depends on the scope. A $ref lands on target. A $dynamicRef whose target
+// carries no $dynamicAnchor of the fragment's name acts as $ref; otherwise
+// it lands on the outermost $dynamicAnchor of that name in the dynamic
+// scope: the root resource's, when it has one (the root is the outermost
+// scope of every evaluation), else target when it is the only one. A
+// $recursiveRef lands on target when target has no "$recursiveAnchor": true
+// or is the only one.
+func (ix *schemaIndex) staticRef(ref, kw string, target *jsNode) (*jsNode, bool) {
+	switch kw {
+	case "$dynamicRef":
+		_, frag := jsSplitFragment(ref)
+		a := target.get("$dynamicAnchor")
+		if frag == "" || strings.HasPrefix(frag, "/") || a == nil || a.kind != jsString || a.str != frag {
+			return target, true
+		}
+		if n, ok := ix.anchors[ix.rootBase+"#"+frag]; ok {
+			if d := n.get("$dynamicAnchor"); d != nil && d.kind == jsString && d.str == frag {
+				return n, true
+			}
+		}
+		return target, ix.dynamic[frag] <= 1
+	case "$recursiveRef":
+		a := target.get("$recursiveAnchor")
+		if a == nil || a.kind != jsBool || !a.b {
+			return target, true
+		}
+		return target, ix.recursive <= 1
+	}
+	return target, true
 }
 
 // resolve returns the schema node a $ref (or $dynamicRef) at node from points to.

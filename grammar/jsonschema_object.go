@@ -43,7 +43,7 @@ func (c *schemaCompiler) compileObject(s *jsSchema) (*Expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			props = append(props, jsProp{r, cj})
+			props = append(props, jsProp{name: r, conj: cj})
 		}
 	}
 	names := make([]string, len(props))

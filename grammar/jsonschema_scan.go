@@ -37,10 +37,15 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 		index   int // array: the element's index
 	}
 	var open []frame
-	here := func() string {
+	// at is the pointer of the value being read; of the object, for a key.
+	at := func(isKey bool) string {
+		frames := open
+		if isKey {
+			frames = open[:len(open)-1]
+		}
 		var b strings.Builder
 		b.WriteString(ptr)
-		for _, f := range open {
+		for _, f := range frames {
 			b.WriteByte('/')
 			if f.object {
 				b.WriteString(jsEscapePointer(f.key))
@@ -54,7 +59,7 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 		switch b := data[i]; {
 		case b == '[' || b == '{':
 			if len(open) >= o.MaxDepth {
-				return ix.c.limitf(here(), "", "the schema document nests deeper than %d levels", o.MaxDepth)
+				return ix.c.limitf(at(false), "", "the schema document nests deeper than %d levels", o.MaxDepth)
 			}
 			open = append(open, frame{object: b == '{', wantKey: b == '{'})
 		case b == ']' || b == '}':
@@ -83,14 +88,14 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 				what = "key"
 			}
 			if n := i - start - 1; n > o.MaxStringBytes {
-				return ix.c.limitf(here(), "", "a %s of %d bytes, more than the limit of %d", what, n, o.MaxStringBytes)
+				return ix.c.limitf(at(isKey), "", "a %s of %d bytes, more than the limit of %d", what, n, o.MaxStringBytes)
 			}
 			if isKey {
 				// The key as written (escapes left as they are), for
 				// naming places only.
 				open[len(open)-1].key = string(data[start+1 : min(i, len(data))])
 			}
-			if err := ix.checkSurrogates(data[start:min(i, len(data))], here(), what); err != nil {
+			if err := ix.checkSurrogates(data[start:min(i, len(data))], at(isKey), what); err != nil {
 				return err
 			}
 		case b == '-' || b >= '0' && b <= '9':
@@ -101,7 +106,7 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 				}
 			}
 			if digits > o.MaxNumberDigits {
-				return ix.c.limitf(here(), "", "a number of %d digits (%.20s...), more than the limit of %d", digits, data[start:], o.MaxNumberDigits)
+				return ix.c.limitf(at(false), "", "a number of %d digits (%.20s...), more than the limit of %d", digits, data[start:], o.MaxNumberDigits)
 			}
 			i-- // the loop steps past the number's last byte
 		}
