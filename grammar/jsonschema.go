@@ -92,7 +92,8 @@ type SchemaOptions struct {
 	// Limits. Zero means the default shown. Exceeding one is an error
 	// wrapping ErrLimit.
 	MaxSchemaBytes      int // bytes of one schema document, remote ones included (default 8<<20)
-	MaxStringBytes      int // bytes of one string or key as written in the schema (default 1<<16)
+	MaxStringBytes      int // bytes of one string as written in the schema (default 1<<20)
+	MaxKeyBytes         int // bytes of one object key as written in the schema (default 4096)
 	MaxNumberDigits     int // digits of one number in the schema: bounds, multipleOf, const (default 100)
 	MaxDepth            int // nesting of the schema document (default 512)
 	MaxNodes            int // JSON values in the schema documents (default 1<<20)
@@ -114,7 +115,8 @@ func (o *SchemaOptions) setDefaults() {
 	def(&o.MaxIndent, 40)
 	def(&o.DefaultDraft, 2020)
 	def(&o.MaxSchemaBytes, 8<<20)
-	def(&o.MaxStringBytes, 1<<16)
+	def(&o.MaxStringBytes, 1<<20)
+	def(&o.MaxKeyBytes, 4096)
 	def(&o.MaxNumberDigits, 100)
 	def(&o.MaxDepth, 512)
 	def(&o.MaxNodes, 1<<20)

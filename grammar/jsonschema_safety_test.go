@@ -36,8 +36,8 @@ func TestJSONSchemaInputBounds(t *testing.T) {
 		// Raised string limit: the key-exclusion builder is iterative and
 		// splits long names into rules, so this ends at MaxRules, not in a
 		// stack overflow.
-		{"a long key past MaxStringBytes", longKey, grammar.SchemaOptions{MaxStringBytes: 2 << 20, MaxRules: 1000}, "#"},
-		{"a long string", `{"const":"` + strings.Repeat("x", 70000) + `"}`, grammar.SchemaOptions{}, "/const"},
+		{"a long key past MaxKeyBytes", longKey, grammar.SchemaOptions{MaxKeyBytes: 2 << 20, MaxRules: 1000}, "#"},
+		{"a long string", `{"const":"` + strings.Repeat("x", 1<<20+1) + `"}`, grammar.SchemaOptions{}, "/const"},
 		{"schema bytes", `{"description":"` + strings.Repeat("x", 5000) + `"}`, grammar.SchemaOptions{MaxSchemaBytes: 4096}, "#"},
 		{"number digits", `{"properties":{"n":{"multipleOf":0.` + strings.Repeat("1", 200) + `}}}`, grammar.SchemaOptions{}, "/properties/n/multipleOf"},
 		{"nesting before parsing", strings.Repeat("[", 5_000_000), grammar.SchemaOptions{}, ""},

@@ -9,7 +9,7 @@ import (
 // jsScan checks the sizes of a schema document in one pass over its bytes,
 // before anything is allocated for it and before the JSON parser (which
 // recurses once per nesting level) sees it: the total size, the nesting of
-// arrays and objects, the length of every string and the digits of every
+// arrays and objects, the length of every string and key, the digits of every
 // number, and that the text is UTF-8. It does not check the JSON syntax;
 // the parser does that afterwards. ptr is the place that referred to the
 // document (empty for the root).
@@ -83,12 +83,12 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 				}
 			}
 			isKey := len(open) > 0 && open[len(open)-1].wantKey
-			what := "string"
+			what, limit := "string", o.MaxStringBytes
 			if isKey {
-				what = "key"
+				what, limit = "key", o.MaxKeyBytes
 			}
-			if n := i - start - 1; n > o.MaxStringBytes {
-				return ix.c.limitf(at(isKey), "", "a %s of %d bytes, more than the limit of %d", what, n, o.MaxStringBytes)
+			if n := i - start - 1; n > limit {
+				return ix.c.limitf(at(isKey), "", "a %s of %d bytes, more than the limit of %d", what, n, limit)
 			}
 			if isKey {
 				// The key as written (escapes left as they are), for

@@ -20,7 +20,7 @@ import (
 // Schema Test Suite (draft 2020-12, required tests) that must pass: a valid
 // instance accepted or an invalid one rejected; a schema that does not
 // compile fails all its tests.
-const jsonSchemaSuiteFloor = 1110
+const jsonSchemaSuiteFloor = 1121
 
 // suiteLoader maps the suite's remote URIs (http://localhost:1234/...) to
 // its remotes folder.
