@@ -794,6 +794,10 @@ func (c *schemaCompiler) stringDFA(s *jsSchema) (*jsRDFA, error) {
 			if v.kind != jsString {
 				continue
 			}
+			if v.lone {
+				// The automaton reads characters; a lone surrogate is none.
+				return nil, c.unsupportedE(s.enumPtr, "enum", "a string with a lone surrogate cannot be matched here")
+			}
 			ok, err := c.validate(s, v)
 			if err != nil {
 				return nil, err

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -45,6 +46,7 @@ type jsNode struct {
 	key   string // structural identity: hash of the value without annotations, plus base
 	id    int    // creation order, unique within a compilation
 	rat   *big.Rat
+	lone  bool   // jsString: str holds lone surrogates, in WTF-8 (see jsDecodeLone)
 	neg   jsConj // a synthetic schema: the negation of this conjunction
 	negAt jsLoc  // for neg: the keyword (val) and pointer that asked for it
 }
@@ -112,6 +114,7 @@ type schemaIndex struct {
 	resources map[string]*jsNode // absolute URI without fragment -> resource root
 	anchors   map[string]*jsNode // absolute URI + "#" + anchor -> node
 	nodes     int
+	lone      bool // some string of the documents holds a lone surrogate
 	// dynamic counts the $dynamicAnchor of each name, recursive the
 	// "$recursiveAnchor": true, over every document read: where there is
 	// one, a $dynamicRef ($recursiveRef) can only land on it.
@@ -160,6 +163,11 @@ func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*jsDoc, error
 			draft = d
 		}
 	}
+	if ix.lone {
+		if err := ix.checkLone(doc.root); err != nil {
+			return nil, err
+		}
+	}
 	ix.register(doc.root, uri, draft, true)
 	ix.hash(doc.root, true)
 	return doc, nil
@@ -190,6 +198,11 @@ func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*jsNode, er
 		}
 	case gjson.String:
 		n.kind, n.str = jsString, r.Str
+		if ix.lone {
+			if _, ok := jsLoneSurrogate([]byte(r.Raw)); ok {
+				n.str, n.lone = jsDecodeLone(r.Raw), true
+			}
+		}
 	case gjson.JSON:
 		if r.IsArray() {
 			n.kind = jsArray
@@ -553,8 +566,15 @@ func jsCompact(b *strings.Builder, v *jsNode) {
 func jsQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if v, ok := jsSurrogateAt(s[i:]); ok {
+			fmt.Fprintf(&b, `\u%04x`, v)
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		b.WriteString(jsCanonicalSpelling(r))
+		i += size
 	}
 	b.WriteByte('"')
 	return b.String()

@@ -41,6 +41,11 @@ func (c *schemaCompiler) validate(s *jsSchema, v *jsNode) (bool, error) {
 	}
 	switch v.kind {
 	case jsString:
+		if v.lone && (s.minLen > 0 || s.maxLen >= 0 || len(s.patterns)+len(s.notPatterns)+len(s.formats) > 0) {
+			// Lengths, patterns and formats judge text, which a lone
+			// surrogate is not.
+			return true, c.unsupported(v.ptr, "", "a string with a lone surrogate under length, pattern or format constraints cannot be judged")
+		}
 		n := utf8.RuneCountInString(v.str)
 		if n < s.minLen || s.maxLen >= 0 && n > s.maxLen {
 			return false, nil

@@ -95,8 +95,11 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 				// naming places only.
 				open[len(open)-1].key = string(data[start+1 : min(i, len(data))])
 			}
-			if err := ix.checkSurrogates(data[start:min(i, len(data))], at(isKey), what); err != nil {
-				return err
+			if v, ok := jsLoneSurrogate(data[start:min(i, len(data))]); ok {
+				if isKey {
+					return ix.c.errorf(at(true), "", ErrUnsupported, "the key holds the lone surrogate \\u%04x, which is not a character", v)
+				}
+				ix.lone = true
 			}
 		case b == '-' || b >= '0' && b <= '9':
 			start, digits := i, 0
@@ -114,42 +117,21 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 	return nil
 }
 
-// checkSurrogates refuses a string (its raw text, from the opening quote)
-// that spells a lone UTF-16 surrogate with \u escapes: it is not text, the
-// JSON parser would turn it into U+FFFD, and the grammar would then accept
-// U+FFFD where the schema means the escape.
-func (ix *schemaIndex) checkSurrogates(raw []byte, ptr, what string) error {
-	hex := func(i int) (rune, bool) {
-		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
-			return 0, false
-		}
-		var v rune
-		for _, c := range raw[i+2 : i+6] {
-			switch {
-			case c >= '0' && c <= '9':
-				v = v<<4 | rune(c-'0')
-			case c >= 'a' && c <= 'f':
-				v = v<<4 | rune(c-'a'+10)
-			case c >= 'A' && c <= 'F':
-				v = v<<4 | rune(c-'A'+10)
-			default:
-				return 0, false
-			}
-		}
-		return v, true
-	}
+// jsLoneSurrogate returns the first lone UTF-16 surrogate that a string's
+// raw text (from its opening quote) spells with \u escapes, if any.
+func jsLoneSurrogate(raw []byte) (rune, bool) {
 	for i := 0; i < len(raw); i++ {
 		if raw[i] != '\\' {
 			continue
 		}
-		v, ok := hex(i)
+		v, ok := jsHexEscape(raw, i)
 		if !ok {
 			i++ // the escaped character
 			continue
 		}
 		switch {
 		case v >= 0xD800 && v <= 0xDBFF:
-			if w, ok := hex(i + 6); ok && w >= 0xDC00 && w <= 0xDFFF {
+			if w, ok := jsHexEscape(raw, i+6); ok && w >= 0xDC00 && w <= 0xDFFF {
 				i += 11
 				continue
 			}
@@ -158,7 +140,135 @@ func (ix *schemaIndex) checkSurrogates(raw []byte, ptr, what string) error {
 			i += 5
 			continue
 		}
-		return ix.c.errorf(ptr, "", ErrUnsupported, "the %s holds the lone surrogate \\u%04x, which is not a character", what, v)
+		return v, true
+	}
+	return 0, false
+}
+
+// jsHexEscape reads the \uXXXX escape at raw[i:].
+func jsHexEscape(raw []byte, i int) (rune, bool) {
+	if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+		return 0, false
+	}
+	var v rune
+	for _, c := range raw[i+2 : i+6] {
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			v = v<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// jsDecodeLone decodes a JSON string's raw text (quotes included) that
+// holds lone surrogates: each becomes its three-byte generalized UTF-8 form
+// (WTF-8), which no valid UTF-8 text contains, so that jsQuote can spell it
+// back as the escape and nothing confuses it with U+FFFD.
+func jsDecodeLone(raw string) string {
+	b := []byte(raw)
+	if len(b) >= 2 {
+		b = b[1 : len(b)-1]
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		i++
+		switch b[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			v, ok := jsHexEscape(b, i-1)
+			if !ok {
+				out = append(out, b[i])
+				continue
+			}
+			i += 4
+			if v >= 0xD800 && v <= 0xDBFF {
+				if w, ok := jsHexEscape(b, i+1); ok && w >= 0xDC00 && w <= 0xDFFF {
+					out = utf8.AppendRune(out, 0x10000+(v-0xD800)<<10+(w-0xDC00))
+					i += 6
+					continue
+				}
+			}
+			if v >= 0xD800 && v <= 0xDFFF {
+				out = append(out, byte(0xE0|v>>12), byte(0x80|(v>>6)&0x3F), byte(0x80|v&0x3F))
+				continue
+			}
+			out = utf8.AppendRune(out, v)
+		default: // " \ /
+			out = append(out, b[i])
+		}
+	}
+	return string(out)
+}
+
+// jsSurrogateAt returns the lone surrogate whose WTF-8 form starts s.
+func jsSurrogateAt(s string) (rune, bool) {
+	if len(s) < 3 || s[0] != 0xED || s[1] < 0xA0 || s[1] > 0xBF || s[2]&0xC0 != 0x80 {
+		return 0, false
+	}
+	return 0xD000 | rune(s[1]&0x3F)<<6 | rune(s[2]&0x3F), true
+}
+
+// checkLone refuses strings with lone surrogates anywhere but in the values
+// of const and enum (and annotations): only there does the grammar use them
+// as whole literals, spelled with their escapes; patterns, formats, names
+// and the like are matched as text, which they are not.
+func (ix *schemaIndex) checkLone(root *jsNode) error {
+	type item struct {
+		n      *jsNode
+		schema bool
+	}
+	stack := []item{{root, true}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n := it.n
+		switch {
+		case n.kind == jsString && n.lone:
+			v, _ := jsLoneSurrogate([]byte(jsQuote(n.str)))
+			return ix.c.errorf(n.ptr, "", ErrUnsupported, "the string holds the lone surrogate \\u%04x, which is not a character (allowed only in const and enum)", v)
+		case n.kind == jsArray:
+			for _, e := range n.elems {
+				stack = append(stack, item{e, false})
+			}
+		case n.kind == jsObject:
+			for i, k := range n.keys {
+				v := n.vals[i]
+				switch {
+				case !it.schema:
+					stack = append(stack, item{v, false})
+				case k == "const" || k == "enum" || jsAnnotations[k]:
+				case jsSchemaMaps[k] && v.kind == jsObject:
+					for _, e := range v.vals {
+						stack = append(stack, item{e, true})
+					}
+				case jsSchemaLists[k] && v.kind == jsArray:
+					for _, e := range v.elems {
+						stack = append(stack, item{e, true})
+					}
+				default:
+					stack = append(stack, item{v, jsSchemaOne[k]})
+				}
+			}
+		}
 	}
 	return nil
 }
