@@ -653,6 +653,9 @@ func (c *schemaCompiler) dfaExprWithin(d *jsRDFA, limit, maxWork int) (e *Expr, 
 		alive[i] = true
 	}
 	for left := n; left > 0; left-- {
+		if err := c.tick(1 + n/jsCheckEvery); err != nil {
+			return nil, err
+		}
 		// Eliminate the state with the fewest paths through it.
 		best, bestCost := -1, 0
 		for s := 0; s < n; s++ {
