@@ -153,9 +153,9 @@ func TestJSONSchemaUnevaluatedThroughNegation(t *testing.T) {
 		},
 		{
 			name:    "not not",
-			schema:  `{"not":{"not":{"prefixItems":[true]}},"unevaluatedItems":false}`,
+			schema:  `{"not":{"not":{"prefixItems":[{"type":"string"}]}},"unevaluatedItems":false}`,
 			valid:   []string{`[]`},
-			invalid: []string{`["foo"]`},
+			invalid: []string{`["foo"]`, `[1]`},
 		},
 		{
 			name:    "not not properties",
