@@ -120,10 +120,9 @@ func (s *Spec) grammar(ctx context.Context, loadRef func(context.Context, string
 	case KindJSONSchema:
 		opts := s.Schema
 		if loadRef != nil {
-			opts.LoadRef = func(uri string) ([]byte, error) { return loadRef(ctx, uri) }
+			opts.LoadRef = loadRef
 		}
-		// TODO(merge): FromJSONSchemaContext
-		return grammar.FromJSONSchema([]byte(s.Source), opts)
+		return grammar.FromJSONSchemaContext(ctx, []byte(s.Source), opts)
 	case KindGBNF:
 		g, err := grammar.ParseGBNF(s.Source, s.Root)
 		return g, nil, err

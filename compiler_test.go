@@ -93,7 +93,7 @@ func TestCompilerKinds(t *testing.T) {
 		{name: "missing root", spec: rein.GBNF(`x ::= "a"`, ""), wantErr: `missing root rule "root"`},
 		{name: "no choices", spec: rein.Choice(), wantErr: "no options"},
 		{name: "unknown kind", spec: rein.Spec{Kind: 99}, is: rein.ErrSpec},
-		{name: "schema with LoadRef", spec: rein.JSONSchema(`{}`, grammar.SchemaOptions{LoadRef: func(string) ([]byte, error) { return nil, nil }}), is: rein.ErrSpec},
+		{name: "schema with LoadRef", spec: rein.JSONSchema(`{}`, grammar.SchemaOptions{LoadRef: func(context.Context, string) ([]byte, error) { return nil, nil }}), is: rein.ErrSpec},
 		{name: "remote ref without LoadRef", spec: rein.JSONSchema(`{"$ref":"https://example.com/s.json"}`), is: grammar.ErrUnsupported},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,10 @@
 package grammar
 
-import "github.com/tidwall/gjson"
+import (
+	"context"
+
+	"github.com/tidwall/gjson"
+)
 
 // ValidateJSONSchemaInstance reports whether the JSON document doc is valid
 // under schema as FromJSONSchema reads it with opts: the front-end's own
@@ -10,22 +14,7 @@ import "github.com/tidwall/gjson"
 // a document that is not JSON.
 func ValidateJSONSchemaInstance(schema, doc []byte, opts SchemaOptions) (bool, error) {
 	opts.setDefaults()
-	c := &schemaCompiler{
-		opts:       opts,
-		ruleOf:     map[string]int{},
-		conjRule:   map[string]int{},
-		dnfMemo:    map[int][]*jsSchema{},
-		inDNF:      map[int]bool{},
-		names:      map[string]int{},
-		charMemo:   map[string]*Expr{},
-		regexes:    map[string]*jsPattern{},
-		negNodes:   map[string]*jsNode{},
-		keyRules:   map[string]int{},
-		escRules:   map[string]int{},
-		chunkRules: map[*Expr]int{},
-	}
-	c.ix = &schemaIndex{c: c, docs: map[string]*jsDoc{}, resources: map[string]*jsNode{}, anchors: map[string]*jsNode{}}
-	c.falseNode = &jsNode{kind: jsBool, key: "false", id: -2}
+	c := newSchemaCompiler(context.Background(), opts)
 	if _, err := c.compile(schema); err != nil {
 		return false, err
 	}

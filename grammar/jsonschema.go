@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"fmt"
 	"regexp/syntax"
 	"strings"
@@ -84,11 +85,16 @@ type SchemaOptions struct {
 	// or 2020 (default 2020).
 	DefaultDraft int
 	// LoadRef, when set, returns the document for a $ref to an absolute URI
-	// that the schema does not contain (without fragment).
-	LoadRef func(uri string) ([]byte, error)
+	// that the schema does not contain (without fragment). ctx is the
+	// compile's context: a loader that does I/O should stop when it is done.
+	LoadRef func(ctx context.Context, uri string) ([]byte, error)
 
 	// Limits. Zero means the default shown. Exceeding one is an error
 	// wrapping ErrLimit.
+	MaxSchemaBytes      int // bytes of one schema document, remote ones included (default 8<<20)
+	MaxStringBytes      int // bytes of one string as written in the schema (default 1<<20)
+	MaxKeyBytes         int // bytes of one object key as written in the schema (default 4096)
+	MaxNumberDigits     int // digits of one number in the schema: bounds, multipleOf, const (default 100)
 	MaxDepth            int // nesting of the schema document (default 512)
 	MaxNodes            int // JSON values in the schema documents (default 1<<20)
 	MaxRules            int // rules of the grammar (default 20000)
@@ -108,6 +114,10 @@ func (o *SchemaOptions) setDefaults() {
 	}
 	def(&o.MaxIndent, 40)
 	def(&o.DefaultDraft, 2020)
+	def(&o.MaxSchemaBytes, 8<<20)
+	def(&o.MaxStringBytes, 1<<20)
+	def(&o.MaxKeyBytes, 4096)
+	def(&o.MaxNumberDigits, 100)
 	def(&o.MaxDepth, 512)
 	def(&o.MaxNodes, 1<<20)
 	def(&o.MaxRules, 20000)
@@ -148,8 +158,32 @@ func (w Warning) String() string { return w.Pointer + ": " + w.Msg }
 // them); they wrap ErrUnsupported for what cannot be enforced and ErrLimit
 // when a limit of opts is exceeded.
 func FromJSONSchema(schema []byte, opts SchemaOptions) (*Grammar, []Warning, error) {
+	return FromJSONSchemaContext(context.Background(), schema, opts)
+}
+
+// FromJSONSchemaContext is FromJSONSchema under a context: when ctx is
+// cancelled or its deadline passes, the compilation stops within a few
+// thousand steps of work (rules, expression nodes, automaton states,
+// normalization and validation steps) and returns an *Error wrapping
+// ctx.Err(). ctx is also passed to opts.LoadRef.
+func FromJSONSchemaContext(ctx context.Context, schema []byte, opts SchemaOptions) (*Grammar, []Warning, error) {
 	opts.setDefaults()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, &Error{Source: "jsonschema", Msg: "compilation stopped: " + err.Error(), Err: err}
+	}
+	c := newSchemaCompiler(ctx, opts)
+	g, err := c.compile(schema)
+	if err != nil {
+		return nil, c.warnings, err
+	}
+	return g, c.warnings, nil
+}
+
+// newSchemaCompiler returns the state of one compilation under ctx; opts
+// have their defaults set.
+func newSchemaCompiler(ctx context.Context, opts SchemaOptions) *schemaCompiler {
 	c := &schemaCompiler{
+		ctx:        ctx,
 		opts:       opts,
 		ruleOf:     map[string]int{},
 		conjRule:   map[string]int{},
@@ -165,15 +199,13 @@ func FromJSONSchema(schema []byte, opts SchemaOptions) (*Grammar, []Warning, err
 	}
 	c.ix = &schemaIndex{c: c, docs: map[string]*jsDoc{}, resources: map[string]*jsNode{}, anchors: map[string]*jsNode{}}
 	c.falseNode = &jsNode{kind: jsBool, key: "false", id: -2}
-	g, err := c.compile(schema)
-	if err != nil {
-		return nil, c.warnings, err
-	}
-	return g, c.warnings, nil
+	return c
 }
 
 // schemaCompiler holds the state of one FromJSONSchema call.
 type schemaCompiler struct {
+	ctx      context.Context
+	work     int // steps since ctx was last checked
 	opts     SchemaOptions
 	ix       *schemaIndex
 	warnings []Warning
@@ -209,6 +241,7 @@ func (c *schemaCompiler) compile(schema []byte) (*Grammar, error) {
 		return nil, err
 	}
 	c.ix.resources[jsDefaultBase] = doc.root
+	c.ix.rootBase = doc.root.base
 	c.anyValue, c.anyStr = -1, -1
 	if err := c.setupWhitespace(); err != nil {
 		return nil, err
@@ -335,6 +368,9 @@ func (c *schemaCompiler) warn(ptr, kw, format string, args ...any) {
 
 // newRule appends a rule, within the MaxRules limit, and returns its index.
 func (c *schemaCompiler) newRule(name string, body *Expr) (int, error) {
+	if err := c.tick(1); err != nil {
+		return 0, err
+	}
 	if len(c.rules) >= c.opts.MaxRules {
 		return 0, c.limitf("", "", "the grammar needs more than %d rules", c.opts.MaxRules)
 	}
@@ -383,6 +419,9 @@ func jsRuleName(ptr string) string {
 // -1 when no value satisfies it. Rules are shared by every conjunction with
 // the same normalized form.
 func (c *schemaCompiler) ruleFor(conj jsConj, name string) (int, error) {
+	if err := c.tick(1); err != nil {
+		return 0, err
+	}
 	ck := conj.key()
 	if r, ok := c.conjRule[ck]; ok {
 		return r, nil
@@ -502,9 +541,31 @@ func (c *schemaCompiler) compileBranch(s *jsSchema) (*Expr, error) {
 	return c.or(alts...), nil
 }
 
+// jsCheckEvery is how many steps of work pass between two checks of the
+// compile's context.
+const jsCheckEvery = 1024
+
+// tick counts n steps of work and, every jsCheckEvery of them, returns an
+// error wrapping the context's error once it is cancelled or past its
+// deadline.
+func (c *schemaCompiler) tick(n int) error {
+	c.work += n
+	if c.work < jsCheckEvery {
+		return nil
+	}
+	c.work = 0
+	if err := c.ctx.Err(); err != nil {
+		return &Error{Source: "jsonschema", Msg: "compilation stopped: " + err.Error(), Err: err}
+	}
+	return nil
+}
+
 // Expression helpers that propagate nil as "matches nothing" and count size.
 
 func (c *schemaCompiler) count(n int) error {
+	if err := c.tick(n); err != nil {
+		return err
+	}
 	c.exprSize += n
 	if c.exprSize > c.opts.MaxExprNodes {
 		return c.limitf("", "", "the grammar needs more than %d expression nodes", c.opts.MaxExprNodes)

@@ -570,15 +570,39 @@ func jsSameCount(a, b []int) bool {
 	return count(a) == count(b)
 }
 
-// jsMaxEliminated bounds the expression state elimination may build.
-const jsMaxEliminated = 20000
+// jsMaxEliminated bounds the expression state elimination may build on one
+// edge, and jsMaxEliminationWork the sum of the sizes of all the edges it
+// builds: without the second bound, an automaton of a few thousand states
+// (a multipleOf remainder automaton) builds millions of large edges before
+// one of them trips the first.
+const (
+	jsMaxEliminated      = 20000
+	jsMaxEliminationWork = 1 << 21
+)
 
-// toExpr turns d into an expression over the canonical spellings of its
-// characters, by state elimination. It returns nil for the empty language.
+// dfaExpr turns d into an expression over the canonical spellings of its
+// characters, by state elimination. It returns nil for the empty language,
+// and an error wrapping errJSAutomatonSize when an edge would exceed
+// jsMaxEliminated nodes.
 func (c *schemaCompiler) dfaExpr(d *jsRDFA) (*Expr, error) {
+	return c.dfaExprWithin(d, jsMaxEliminated, jsMaxEliminationWork)
+}
+
+// dfaExprWithin is dfaExpr with a bound of limit nodes on every edge built
+// and of maxWork on the sum of their sizes.
+// The expression nodes it counts are returned to the grammar's budget when
+// it fails, since the caller falls back to another form.
+func (c *schemaCompiler) dfaExprWithin(d *jsRDFA, limit, maxWork int) (e *Expr, err error) {
 	if d.isEmpty() {
 		return nil, nil
 	}
+	before := c.exprSize
+	defer func() {
+		if err != nil {
+			c.exprSize = before
+		}
+	}()
+	work := 0
 	n := len(d.edges)
 	S, F := n, n+1
 	type edge map[int]*Expr
@@ -629,6 +653,9 @@ func (c *schemaCompiler) dfaExpr(d *jsRDFA) (*Expr, error) {
 		alive[i] = true
 	}
 	for left := n; left > 0; left-- {
+		if err := c.tick(1 + n/jsCheckEvery); err != nil {
+			return nil, err
+		}
 		// Eliminate the state with the fewest paths through it.
 		best, bestCost := -1, 0
 		for s := 0; s < n; s++ {
@@ -661,8 +688,12 @@ func (c *schemaCompiler) dfaExpr(d *jsRDFA) (*Expr, error) {
 					parts = append(parts, loop)
 					n += sizeOf(loop.Subs[0]) + 1
 				}
-				if n > jsMaxEliminated {
+				work += n
+				if n > limit || work > maxWork {
 					return nil, errJSAutomatonSize
+				}
+				if err := c.tick(1); err != nil {
+					return nil, err
 				}
 				e := c.cat(append(parts, b)...)
 				size[e] = n
@@ -765,6 +796,10 @@ func (c *schemaCompiler) stringDFA(s *jsSchema) (*jsRDFA, error) {
 		for _, v := range s.enum {
 			if v.kind != jsString {
 				continue
+			}
+			if v.lone {
+				// The automaton reads characters; a lone surrogate is none.
+				return nil, c.unsupportedE(s.enumPtr, "enum", "a string with a lone surrogate cannot be matched here")
 			}
 			ok, err := c.validate(s, v)
 			if err != nil {

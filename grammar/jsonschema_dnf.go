@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
@@ -115,6 +116,10 @@ type jsLoc struct{ val, ptr string }
 type jsProp struct {
 	name string
 	conj jsConj
+	// shadow: the constraint comes only from a negation (not, the other
+	// alternatives of oneOf, a failed if), whose annotations are dropped,
+	// so it does not make the key evaluated for unevaluatedProperties.
+	shadow bool
 }
 
 type jsPatProp struct {
@@ -174,6 +179,21 @@ type jsSchema struct {
 
 	nots   []jsConj
 	issues []jsIssue
+
+	// shadowPrefix[i] (nil: all false) and shadowItems: prefix[i] and
+	// items hold constraints that come only from a negation, which evaluate
+	// no item for unevaluatedItems.
+	shadowPrefix []bool
+	shadowItems  bool
+}
+
+// itemShadow reports whether s leaves item i unevaluated, either because
+// nothing constrains it or because only a negation does.
+func (s *jsSchema) itemShadow(i int) bool {
+	if i < len(s.prefix) {
+		return i < len(s.shadowPrefix) && s.shadowPrefix[i]
+	}
+	return s.items == nil || s.shadowItems
 }
 
 func jsUniversal() *jsSchema {
@@ -197,6 +217,7 @@ func (s *jsSchema) clone() *jsSchema {
 	t.required = append([]string(nil), s.required...)
 	t.groups = append([]jsGroup(nil), s.groups...)
 	t.prefix = append([]jsConj(nil), s.prefix...)
+	t.shadowPrefix = append([]bool(nil), s.shadowPrefix...)
 	t.contains = append([]jsContains(nil), s.contains...)
 	t.unique = append([]jsIssue(nil), s.unique...)
 	t.nots = append([]jsConj(nil), s.nots...)
@@ -274,7 +295,7 @@ func (s *jsSchema) key() string {
 	}
 	if s.types&jtObject != 0 {
 		for _, p := range s.props {
-			w("p", p.name+"\x00"+p.conj.key())
+			w("p", p.name+"\x00"+p.conj.key()+"\x00"+strconv.FormatBool(p.shadow))
 		}
 		for _, r := range s.required {
 			w("req", r)
@@ -296,7 +317,7 @@ func (s *jsSchema) key() string {
 		for _, ct := range s.contains {
 			w("ct", ct.conj.key()+"\x00"+strconv.Itoa(ct.min)+","+strconv.Itoa(ct.max))
 		}
-		w("ni", strconv.Itoa(s.minItems)+","+strconv.Itoa(s.maxItems))
+		w("ni", strconv.Itoa(s.minItems)+","+strconv.Itoa(s.maxItems)+","+strconv.FormatBool(s.shadowItems)+fmt.Sprint(s.shadowPrefix))
 		if len(s.unique) > 0 {
 			w("uniq", "1")
 		}
@@ -412,13 +433,14 @@ func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
 	for _, p := range b.props {
 		if i := s.prop(p.name); i >= 0 {
 			s.props[i].conj = s.props[i].conj.and(p.conj...)
+			s.props[i].shadow = s.props[i].shadow && p.shadow
 			continue
 		}
 		extra, err := c.groupConj(a, p.name)
 		if err != nil {
 			return nil, err
 		}
-		s.props = append(s.props, jsProp{p.name, p.conj.and(extra...)})
+		s.props = append(s.props, jsProp{name: p.name, conj: p.conj.and(extra...), shadow: p.shadow})
 	}
 	for _, r := range b.required {
 		if !s.isRequired(r) {
@@ -434,6 +456,14 @@ func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
 	n := max(len(s.prefix), len(b.prefix))
 	if n > 0 {
 		pre := make([]jsConj, n)
+		var shadow []bool
+		if len(s.shadowPrefix) > 0 || len(b.shadowPrefix) > 0 {
+			shadow = make([]bool, n)
+			for i := range shadow {
+				shadow[i] = s.itemShadow(i) && b.itemShadow(i)
+			}
+		}
+		s.shadowPrefix = shadow
 		for i := range pre {
 			x, y := s.items, b.items
 			if i < len(s.prefix) {
@@ -448,6 +478,7 @@ func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
 	}
 	if s.items != nil || b.items != nil {
 		// nil means no items keyword: applyUnevaluated must still see that.
+		s.shadowItems = (s.items == nil || s.shadowItems) && (b.items == nil || b.shadowItems)
 		s.items = s.items.and(b.items...)
 	}
 	s.contains = append(s.contains, b.contains...)
@@ -485,6 +516,9 @@ func jsAppendLocs(a, b []jsLoc) []jsLoc {
 
 // product returns every merge of a branch of a with a branch of b.
 func (c *schemaCompiler) product(a, b []*jsSchema, ptr string) ([]*jsSchema, error) {
+	if err := c.tick(len(a) * len(b)); err != nil {
+		return nil, err
+	}
 	var out []*jsSchema
 	seen := map[string]bool{}
 	for _, x := range a {
@@ -713,6 +747,13 @@ func (c *schemaCompiler) refDNF(n, ref *jsNode, kw string) ([]*jsSchema, error) 
 	if err != nil {
 		return nil, err
 	}
+	target, ok := c.ix.staticRef(ref.str, kw, target)
+	if !ok {
+		if err := c.unsupported(n.ptr, kw, "%q may resolve to another schema depending on the dynamic scope, which cannot be followed", ref.str); err != nil {
+			return nil, err
+		}
+		return []*jsSchema{jsUniversal()}, nil
+	}
 	return c.nodeDNF(target)
 }
 
@@ -929,7 +970,7 @@ func (c *schemaCompiler) dependenciesDNF(n *jsNode, kw string, v *jsNode) ([]*js
 	for i, name := range v.keys {
 		dep := v.vals[i]
 		absent := jsUniversal()
-		absent.props = []jsProp{{name, jsConj{c.falseNode}}}
+		absent.props = []jsProp{{name: name, conj: jsConj{c.falseNode}}}
 		present := jsUniversal()
 		present.required = []string{name}
 		presentD := []*jsSchema{present}
@@ -969,7 +1010,11 @@ func (c *schemaCompiler) dependenciesDNF(n *jsNode, kw string, v *jsNode) ([]*js
 // applyUnevaluated enforces unevaluatedProperties / unevaluatedItems on the
 // merged branches of their schema: what a branch does not declare is
 // unevaluated. Annotations of alternatives that also matched are not
-// counted, so this can reject a few valid instances, never accept invalid ones.
+// counted, so this can reject a few valid instances, never accept invalid
+// ones. Constraints a branch holds only through a negation (the other
+// alternatives of oneOf, a failed if, not) evaluate nothing: a key or an
+// item constrained only there is unevaluated and gets the keyword's schema
+// too.
 func (c *schemaCompiler) applyUnevaluated(n *jsNode, kw string, bs []*jsSchema) ([]*jsSchema, error) {
 	v := n.get(kw)
 	out := make([]*jsSchema, 0, len(bs))
@@ -988,6 +1033,20 @@ func (c *schemaCompiler) applyUnevaluated(n *jsNode, kw string, bs []*jsSchema) 
 				}
 			}
 			if g.addl != nil {
+				for i, p := range s.props {
+					if !p.shadow {
+						continue
+					}
+					if len(g.pats) > 0 {
+						// Whether a pattern evaluates the key is not worked out.
+						if err := c.unsupported(n.ptr, kw, "a property constrained only through not, oneOf or if, beside patternProperties, cannot be enforced"); err != nil {
+							return nil, err
+						}
+						break
+					}
+					s.props[i].conj = p.conj.and(v)
+					s.props[i].shadow = false
+				}
 				s.groups = append(s.groups, g)
 			}
 		} else {
@@ -995,6 +1054,16 @@ func (c *schemaCompiler) applyUnevaluated(n *jsNode, kw string, bs []*jsSchema) 
 				if err := c.unsupported(n.ptr, kw, "unevaluatedItems together with contains cannot be enforced"); err != nil {
 					return nil, err
 				}
+			}
+			for i := range s.shadowPrefix {
+				if s.shadowPrefix[i] {
+					s.prefix[i] = s.prefix[i].and(v)
+				}
+			}
+			s.shadowPrefix = nil
+			if s.items != nil && s.shadowItems {
+				s.items = s.items.and(v)
+				s.shadowItems = false
 			}
 			if s.items == nil {
 				s.items = jsConj{v}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -45,6 +46,7 @@ type jsNode struct {
 	key   string // structural identity: hash of the value without annotations, plus base
 	id    int    // creation order, unique within a compilation
 	rat   *big.Rat
+	lone  bool   // jsString: str holds lone surrogates, in WTF-8 (see jsDecodeLone)
 	neg   jsConj // a synthetic schema: the negation of this conjunction
 	negAt jsLoc  // for neg: the keyword (val) and pointer that asked for it
 }
@@ -112,6 +114,13 @@ type schemaIndex struct {
 	resources map[string]*jsNode // absolute URI without fragment -> resource root
 	anchors   map[string]*jsNode // absolute URI + "#" + anchor -> node
 	nodes     int
+	lone      bool // some string of the documents holds a lone surrogate
+	// dynamic counts the $dynamicAnchor of each name, recursive the
+	// "$recursiveAnchor": true, over every document read: where there is
+	// one, a $dynamicRef ($recursiveRef) can only land on it.
+	dynamic   map[string]int
+	recursive int
+	rootBase  string // base URI of the root schema resource
 }
 
 // jsDefaultBase is the base URI of a root schema without $id.
@@ -135,6 +144,9 @@ var (
 
 // parse reads data as a document with URI uri and registers its resources.
 func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*jsDoc, error) {
+	if err := ix.scan(data, ptr); err != nil {
+		return nil, err
+	}
 	if !gjson.ValidBytes(data) {
 		return nil, ix.c.errorf(ptr, "", nil, "schema is not valid JSON")
 	}
@@ -149,6 +161,11 @@ func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*jsDoc, error
 	if s := doc.root.get("$schema"); s != nil && s.kind == jsString {
 		if d, ok := jsDraftOf(s.str); ok {
 			draft = d
+		}
+	}
+	if ix.lone {
+		if err := ix.checkLone(doc.root); err != nil {
+			return nil, err
 		}
 	}
 	ix.register(doc.root, uri, draft, true)
@@ -181,6 +198,11 @@ func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*jsNode, er
 		}
 	case gjson.String:
 		n.kind, n.str = jsString, r.Str
+		if ix.lone {
+			if _, ok := jsLoneSurrogate([]byte(r.Raw)); ok {
+				n.str, n.lone = jsDecodeLone(r.Raw), true
+			}
+		}
 	case gjson.JSON:
 		if r.IsArray() {
 			n.kind = jsArray
@@ -272,6 +294,15 @@ func (ix *schemaIndex) register(n *jsNode, base string, draft int, schema bool) 
 					ix.anchors[noFrag+"#"+frag] = n
 				}
 			}
+		}
+		if a := n.get("$dynamicAnchor"); a != nil && a.kind == jsString {
+			if ix.dynamic == nil {
+				ix.dynamic = map[string]int{}
+			}
+			ix.dynamic[a.str]++
+		}
+		if a := n.get("$recursiveAnchor"); a != nil && a.kind == jsBool && a.b {
+			ix.recursive++
 		}
 		for _, k := range []string{"$anchor", "$dynamicAnchor"} {
 			if a := n.get(k); a != nil && a.kind == jsString {
@@ -393,6 +424,39 @@ func jsSplitFragment(u string) (string, string) {
 	return u[:i], frag
 }
 
+// staticRef returns where the reference ref of keyword kw, statically
+// resolved to target, lands whatever the dynamic scope, and false when that
+// depends on the scope. A $ref lands on target. A $dynamicRef whose target
+// carries no $dynamicAnchor of the fragment's name acts as $ref; otherwise
+// it lands on the outermost $dynamicAnchor of that name in the dynamic
+// scope: the root resource's, when it has one (the root is the outermost
+// scope of every evaluation), else target when it is the only one. A
+// $recursiveRef lands on target when target has no "$recursiveAnchor": true
+// or is the only one.
+func (ix *schemaIndex) staticRef(ref, kw string, target *jsNode) (*jsNode, bool) {
+	switch kw {
+	case "$dynamicRef":
+		_, frag := jsSplitFragment(ref)
+		a := target.get("$dynamicAnchor")
+		if frag == "" || strings.HasPrefix(frag, "/") || a == nil || a.kind != jsString || a.str != frag {
+			return target, true
+		}
+		if n, ok := ix.anchors[ix.rootBase+"#"+frag]; ok {
+			if d := n.get("$dynamicAnchor"); d != nil && d.kind == jsString && d.str == frag {
+				return n, true
+			}
+		}
+		return target, ix.dynamic[frag] <= 1
+	case "$recursiveRef":
+		a := target.get("$recursiveAnchor")
+		if a == nil || a.kind != jsBool || !a.b {
+			return target, true
+		}
+		return target, ix.recursive <= 1
+	}
+	return target, true
+}
+
 // resolve returns the schema node a $ref (or $dynamicRef) at node from points to.
 func (ix *schemaIndex) resolve(from *jsNode, ref string, kw string) (*jsNode, error) {
 	u, err := jsResolveURI(from.base, ref)
@@ -447,7 +511,7 @@ func (ix *schemaIndex) load(from *jsNode, uri, kw string) (*jsNode, error) {
 	if len(ix.docs) > ix.c.opts.MaxDocuments {
 		return nil, ix.c.limitf(from.ptr, kw, "more than %d remote documents", ix.c.opts.MaxDocuments)
 	}
-	data, err := ix.c.opts.LoadRef(uri)
+	data, err := ix.c.opts.LoadRef(ix.c.ctx, uri)
 	if err != nil {
 		return nil, ix.c.errorf(from.ptr, kw, err, "loading %q: %v", uri, err)
 	}
@@ -502,8 +566,15 @@ func jsCompact(b *strings.Builder, v *jsNode) {
 func jsQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if v, ok := jsSurrogateAt(s[i:]); ok {
+			fmt.Fprintf(&b, `\u%04x`, v)
+			i += 3
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		b.WriteString(jsCanonicalSpelling(r))
+		i += size
 	}
 	b.WriteByte('"')
 	return b.String()

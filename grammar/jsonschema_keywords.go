@@ -151,7 +151,7 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 				s.props[j].conj = jsConj{}.and(v.vals[i])
 				continue
 			}
-			s.props = append(s.props, jsProp{k, jsConj{}.and(v.vals[i])})
+			s.props = append(s.props, jsProp{name: k, conj: jsConj{}.and(v.vals[i])})
 		}
 	}
 	if v := n.get("required"); v != nil && v.kind == jsArray {

@@ -13,6 +13,9 @@ import (
 
 // validate reports whether the branch s accepts the value v.
 func (c *schemaCompiler) validate(s *jsSchema, v *jsNode) (bool, error) {
+	if err := c.tick(1); err != nil {
+		return false, err
+	}
 	if s.types&jsTypeOf(v) == 0 {
 		return false, nil
 	}
@@ -38,6 +41,11 @@ func (c *schemaCompiler) validate(s *jsSchema, v *jsNode) (bool, error) {
 	}
 	switch v.kind {
 	case jsString:
+		if v.lone && (s.minLen > 0 || s.maxLen >= 0 || len(s.patterns)+len(s.notPatterns)+len(s.formats) > 0) {
+			// Lengths, patterns and formats judge text, which a lone
+			// surrogate is not.
+			return true, c.unsupported(v.ptr, "", "a string with a lone surrogate under length, pattern or format constraints cannot be judged")
+		}
 		n := utf8.RuneCountInString(v.str)
 		if n < s.minLen || s.maxLen >= 0 && n > s.maxLen {
 			return false, nil
@@ -354,10 +362,10 @@ func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
 			}
 			x := typed(jtObject)
 			x.required = []string{p.name}
-			x.props = []jsProp{{p.name, jsConj{c.negation(p.conj)}}}
+			x.props = []jsProp{{name: p.name, conj: jsConj{c.negation(p.conj)}, shadow: true}}
 		}
 		for _, r := range s.required {
-			typed(jtObject).props = []jsProp{{r, jsConj{c.falseNode}}}
+			typed(jtObject).props = []jsProp{{name: r, conj: jsConj{c.falseNode}, shadow: true}}
 		}
 		for _, g := range s.groups {
 			if len(g.pats) > 0 || !g.addl.isTrue() {
@@ -382,13 +390,18 @@ func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
 			x := typed(jtArray)
 			x.minItems = i + 1
 			x.prefix = make([]jsConj, i+1)
+			x.shadowPrefix = make([]bool, i+1)
+			for j := range x.shadowPrefix {
+				x.shadowPrefix[j] = true
+			}
 			x.prefix[i] = jsConj{c.negation(p)}
 		}
 		if !s.items.isTrue() {
 			if len(s.prefix) > 0 {
 				return nil, false, nil
 			}
-			typed(jtArray).contains = []jsContains{{conj: jsConj{c.negation(s.items)}, min: 1, max: -1, ptr: s.ptr}}
+			x := typed(jtArray)
+			x.contains = []jsContains{{conj: jsConj{c.negation(s.items)}, min: 1, max: -1, ptr: s.ptr}}
 		}
 		for _, ct := range s.contains {
 			if ct.max >= 0 || ct.min > 1 {
@@ -397,7 +410,9 @@ func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
 			if ct.min == 0 {
 				continue
 			}
-			typed(jtArray).items = jsConj{c.negation(ct.conj)}
+			x := typed(jtArray)
+			x.shadowItems = true
+			x.items = jsConj{c.negation(ct.conj)}
 		}
 		if s.minItems > 0 {
 			typed(jtArray).maxItems = s.minItems - 1

@@ -575,6 +575,10 @@ func jsSortEdges(es []jsREdge) []jsREdge {
 	return out
 }
 
+// jsInlineDFAExpr is the largest expression dfaRules writes in place of one
+// rule per state.
+const jsInlineDFAExpr = 200
+
 // dfaRules emits an automaton as one rule per state (a right-linear
 // grammar): the fallback for automata that have no small regex, such as
 // remainders. It returns the expression calling the start state.
@@ -582,9 +586,15 @@ func (c *schemaCompiler) dfaRules(d *jsRDFA, name string) (*Expr, error) {
 	if d.isEmpty() {
 		return nil, nil
 	}
-	if e, err := c.dfaExpr(d); err == nil && jsExprSize(e) <= 200 {
+	before := c.exprSize
+	e, err := c.dfaExprWithin(d, jsInlineDFAExpr, 256*jsInlineDFAExpr)
+	if err == nil && jsExprSize(e) <= jsInlineDFAExpr {
 		return e, nil
 	}
+	if err != nil && !errors.Is(err, errJSAutomatonSize) {
+		return nil, err
+	}
+	c.exprSize = before
 	base := len(c.rules)
 	for range d.edges {
 		if _, err := c.newRule(name, Eps()); err != nil {

@@ -43,7 +43,7 @@ func (c *schemaCompiler) compileObject(s *jsSchema) (*Expr, error) {
 			if err != nil {
 				return nil, err
 			}
-			props = append(props, jsProp{r, cj})
+			props = append(props, jsProp{name: r, conj: cj})
 		}
 	}
 	names := make([]string, len(props))
@@ -268,6 +268,8 @@ func (c *schemaCompiler) keyExcluding(names []string) (*Expr, error) {
 		children map[rune]*node
 		order    []rune
 		size     int
+		height   int // nesting of expr, below the rules it calls
+		expr     *Expr
 	}
 	root := &node{children: map[rune]*node{}}
 	for _, n := range names {
@@ -275,6 +277,11 @@ func (c *schemaCompiler) keyExcluding(names []string) (*Expr, error) {
 		for _, r := range n {
 			next, ok := cur.children[r]
 			if !ok {
+				// Every trie node becomes expression nodes: count it
+				// before it is made.
+				if err := c.count(4); err != nil {
+					return nil, err
+				}
 				next = &node{children: map[rune]*node{}}
 				cur.children[r] = next
 				cur.order = append(cur.order, r)
@@ -283,15 +290,28 @@ func (c *schemaCompiler) keyExcluding(names []string) (*Expr, error) {
 		}
 		cur.end = true
 	}
-	var size func(n *node) int
-	size = func(n *node) int {
+	// The nodes in post-order (children before their parent), walked with
+	// an explicit stack: names may be as long as MaxStringBytes.
+	var post []*node
+	stack := []*node{root}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		post = append(post, n)
+		for _, r := range n.order {
+			stack = append(stack, n.children[r])
+		}
+	}
+	for i, j := 0, len(post)-1; i < j; i, j = i+1, j-1 {
+		post[i], post[j] = post[j], post[i]
+	}
+	for _, n := range post {
 		n.size = 1
 		for _, r := range n.order {
-			n.size += size(n.children[r])
+			n.size += n.children[r].size
 		}
-		return n.size
 	}
-	total := size(root)
+	total := root.size
 	rest, err := c.sharedRule("key-rest", func() *Expr { return Rep(c.charSet(jsUniverse), 0, -1) })
 	if err != nil {
 		return nil, err
@@ -301,10 +321,10 @@ func (c *schemaCompiler) keyExcluding(names []string) (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	var build func(n *node) (*Expr, error)
-	build = func(n *node) (*Expr, error) {
+	for _, n := range post {
 		if len(n.order) == 0 && !n.end {
-			return c.opt(c.cat(c.charSet(jsUniverse), rest)), nil
+			n.expr = c.opt(c.cat(c.charSet(jsUniverse), rest))
+			continue
 		}
 		var alts []*Expr
 		if !n.end {
@@ -326,22 +346,24 @@ func (c *schemaCompiler) keyExcluding(names []string) (*Expr, error) {
 		}
 		for _, r := range n.order {
 			child := n.children[r]
-			e, err := build(child)
-			if err != nil {
-				return nil, err
-			}
-			if total > 1000 && child.size > 100 {
+			e := child.expr
+			child.expr = nil
+			// Large subtrees, and long chains (a long name), become rules
+			// of their own, so that no rule's expression is deep.
+			if total > 1000 && child.size > 100 && len(child.order) > 1 || child.height >= 64 {
 				r, err := c.newRule("key-part", e)
 				if err != nil {
 					return nil, err
 				}
 				e = Call(r)
+			} else {
+				n.height = max(n.height, child.height+1)
 			}
 			alts = append(alts, c.cat(c.charSet([]RuneRange{{r, r}}), e))
 		}
-		return c.or(alts...), nil
+		n.expr = c.or(alts...)
 	}
-	return build(root)
+	return root.expr, nil
 }
 
 // sharedRule returns a call to the rule named name, made once with body.

@@ -2,6 +2,7 @@ package soak_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -244,8 +245,8 @@ func loadSuite(t *testing.T, dir string) []soakCase {
 
 // suiteLoader maps the suite's remote URIs (http://localhost:1234/...) to
 // its remotes folder.
-func suiteLoader(remotes string) func(string) ([]byte, error) {
-	return func(uri string) ([]byte, error) {
+func suiteLoader(remotes string) func(context.Context, string) ([]byte, error) {
+	return func(_ context.Context, uri string) ([]byte, error) {
 		const prefix = "http://localhost:1234/"
 		rel := filepath.FromSlash(strings.TrimPrefix(uri, prefix))
 		if !strings.HasPrefix(uri, prefix) || strings.Contains(rel, "..") {

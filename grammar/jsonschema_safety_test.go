@@ -1,0 +1,284 @@
+package grammar_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/datadir"
+	"github.com/reinlm/rein/internal/oracle"
+)
+
+// The regression tests of issue 12's JSON Schema items: sizes bounded
+// before they cost memory or stack, cancellation, and strict mode sound.
+
+// TestJSONSchemaInputBounds checks that each input size ends in an error
+// wrapping ErrLimit that names the place, before the work it would cost.
+func TestJSONSchemaInputBounds(t *testing.T) {
+	longKey := `{"type":"object","properties":{"` + strings.Repeat("a", 1_000_000) + `":{}},"additionalProperties":{"type":"integer"}}`
+	for _, tc := range []struct {
+		name    string
+		schema  string
+		opts    grammar.SchemaOptions
+		pointer string
+	}{
+		{"a 1,000,000-character key", longKey, grammar.SchemaOptions{}, "/properties"},
+		// Raised string limit: the key-exclusion builder is iterative and
+		// splits long names into rules, so this ends at MaxRules, not in a
+		// stack overflow.
+		{"a long key past MaxKeyBytes", longKey, grammar.SchemaOptions{MaxKeyBytes: 2 << 20, MaxRules: 1000}, "#"},
+		{"a long string", `{"const":"` + strings.Repeat("x", 1<<20+1) + `"}`, grammar.SchemaOptions{}, "/const"},
+		{"schema bytes", `{"description":"` + strings.Repeat("x", 5000) + `"}`, grammar.SchemaOptions{MaxSchemaBytes: 4096}, "#"},
+		{"number digits", `{"properties":{"n":{"multipleOf":0.` + strings.Repeat("1", 200) + `}}}`, grammar.SchemaOptions{}, "/properties/n/multipleOf"},
+		{"nesting before parsing", strings.Repeat("[", 5_000_000), grammar.SchemaOptions{}, ""},
+		{"enum size", `{"enum":[1,2,3]}`, grammar.SchemaOptions{MaxEnum: 2}, "/enum"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := grammar.FromJSONSchema([]byte(tc.schema), tc.opts)
+			require.ErrorIs(t, err, grammar.ErrLimit)
+			var e *grammar.Error
+			require.True(t, errors.As(err, &e), "%v", err)
+			if tc.pointer != "" {
+				assert.Equal(t, tc.pointer, e.Pointer, "%v", err)
+			}
+		})
+	}
+}
+
+// TestJSONSchemaLongKeyCompiles checks that a long declared name (longer
+// than a rule's expression may nest) compiles into a grammar that excludes
+// exactly that name from additionalProperties.
+func TestJSONSchemaLongKeyCompiles(t *testing.T) {
+	name := strings.Repeat("ab", 150)
+	schema := `{"type":"object","properties":{"` + name + `":{"type":"string"}},"additionalProperties":{"type":"integer"}}`
+	g, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+	require.NoError(t, err)
+	for doc, want := range map[string]bool{
+		`{"` + name + `":"x"}`:     true,
+		`{"` + name + `":1}`:       false,
+		`{"` + name + `a":1}`:      true,
+		`{"` + name[:299] + `":1}`: true,
+	} {
+		ok, err := oracle.Accepts(g, []byte(doc))
+		require.NoError(t, err)
+		assert.Equal(t, want, ok, "%.40s...", doc)
+	}
+}
+
+// TestJSONSchemaMultipleOfQuarters checks that multipleOf k/4 compiles
+// within a small expression budget (8.25 used to build over 4M nodes of
+// state elimination, 37 s) and stays exact.
+func TestJSONSchemaMultipleOfQuarters(t *testing.T) {
+	for k := 21; k <= 39; k++ {
+		m := fmt.Sprintf("%g", float64(k)/4)
+		t.Run(m, func(t *testing.T) {
+			g, _, err := grammar.FromJSONSchema([]byte(`{"type":"number","multipleOf":`+m+`}`),
+				grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact, MaxExprNodes: 1 << 16})
+			require.NoError(t, err)
+			for i := -3; i <= 3; i++ {
+				ok, err := oracle.Accepts(g, []byte(fmt.Sprintf("%g", float64(i*k)/4)))
+				require.NoError(t, err)
+				assert.True(t, ok, "%d × %s", i, m)
+			}
+			ok, err := oracle.Accepts(g, []byte(fmt.Sprintf("%g", float64(k)/4+0.25)))
+			require.NoError(t, err)
+			assert.False(t, ok)
+		})
+	}
+}
+
+// TestJSONSchemaContext checks that a cancelled context stops the compile,
+// also when it is cancelled in the middle (by the loader, so no timer is
+// involved), and that LoadRef receives the compile's context.
+func TestJSONSchemaContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := grammar.FromJSONSchemaContext(ctx, []byte(`{"type":"string"}`), grammar.SchemaOptions{})
+	require.ErrorIs(t, err, context.Canceled)
+
+	type key struct{}
+	ctx, cancel = context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	defer cancel()
+	var sawValue bool
+	opts := grammar.SchemaOptions{LoadRef: func(ctx context.Context, uri string) ([]byte, error) {
+		sawValue = ctx.Value(key{}) == "v"
+		cancel()
+		return []byte(`{"type":"number","multipleOf":8.25}`), nil
+	}}
+	_, _, err = grammar.FromJSONSchemaContext(ctx, []byte(manyRefs(200)), opts)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.True(t, sawValue)
+}
+
+// manyRefs is an object of n properties, each a remote number schema.
+func manyRefs(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"p%d":{"$ref":"https://example.com/n%d.json"}`, i, i)
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+// TestJSONSchemaUnevaluatedThroughNegation checks that constraints a branch
+// holds only through a negation (the other alternatives of oneOf, a failed
+// if, not) do not make keys or items evaluated.
+func TestJSONSchemaUnevaluatedThroughNegation(t *testing.T) {
+	for _, tc := range []schemaCase{
+		{
+			name:    "oneOf",
+			schema:  `{"properties":{"foo":{"type":"string"}},"oneOf":[{"properties":{"bar":{"const":"bar"}},"required":["bar"]},{"properties":{"baz":{"const":"baz"}},"required":["baz"]}],"unevaluatedProperties":false}`,
+			valid:   []string{`{"baz":"baz"}`, `{"bar":"bar"}`, `{"foo":"x","bar":"bar"}`},
+			invalid: []string{`{"baz":"baz","bar":1}`, `{"bar":"bar","baz":1}`, `{"baz":"baz","qux":1}`},
+		},
+		{
+			name:    "failed if",
+			schema:  `{"if":{"properties":{"foo":{"const":"then"}},"required":["foo"]},"then":{"properties":{"bar":{"type":"string"}}},"else":{"properties":{"baz":{"type":"string"}}},"unevaluatedProperties":false}`,
+			valid:   []string{`{"foo":"then","bar":"x"}`, `{"baz":"x"}`},
+			invalid: []string{`{"foo":"else","baz":"x"}`, `{"foo":"then","baz":"x"}`},
+		},
+		{
+			name:    "not not",
+			schema:  `{"not":{"not":{"prefixItems":[{"type":"string"}]}},"unevaluatedItems":false}`,
+			valid:   []string{`[]`},
+			invalid: []string{`["foo"]`, `[1]`},
+		},
+		{
+			name:    "not not properties",
+			schema:  `{"not":{"not":{"properties":{"foo":{"type":"string"}}}},"unevaluatedProperties":false}`,
+			valid:   []string{`{}`},
+			invalid: []string{`{"foo":"x"}`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, _, err := grammar.FromJSONSchema([]byte(tc.schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+			require.NoError(t, err)
+			for _, s := range tc.valid {
+				ok, err := oracle.Accepts(g, []byte(s))
+				require.NoError(t, err)
+				assert.True(t, ok, "should accept %s", s)
+			}
+			for _, s := range tc.invalid {
+				ok, err := oracle.Accepts(g, []byte(s))
+				require.NoError(t, err)
+				assert.False(t, ok, "should reject %s", s)
+			}
+		})
+	}
+}
+
+// TestJSONSchemaDynamicRefSuite checks every dynamicRef case of the suite
+// that rejects ["foo",42]: rein either refuses the schema or rejects it.
+func TestJSONSchemaDynamicRefSuite(t *testing.T) {
+	dir := datadir.Shared(t, "json-schema-test-suite")
+	data, err := os.ReadFile(filepath.Join(dir, "tests", "draft2020-12", "dynamicRef.json"))
+	require.NoError(t, err)
+	var groups []struct {
+		Description string          `json:"description"`
+		Schema      json.RawMessage `json:"schema"`
+		Tests       []struct {
+			Data  json.RawMessage `json:"data"`
+			Valid bool            `json:"valid"`
+		} `json:"tests"`
+	}
+	require.NoError(t, json.Unmarshal(data, &groups))
+	opts := grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact, LoadRef: suiteLoader(filepath.Join(dir, "remotes"))}
+	checked := 0
+	for _, g := range groups {
+		for _, tc := range g.Tests {
+			var buf bytes.Buffer
+			require.NoError(t, json.Compact(&buf, tc.Data))
+			if buf.String() != `["foo",42]` || tc.Valid {
+				continue
+			}
+			checked++
+			gr, _, err := grammar.FromJSONSchema(g.Schema, opts)
+			if err != nil {
+				assert.ErrorIs(t, err, grammar.ErrUnsupported, g.Description)
+				continue
+			}
+			ok, err := oracle.Accepts(gr, buf.Bytes())
+			require.NoError(t, err)
+			assert.False(t, ok, g.Description)
+		}
+	}
+	assert.NotZero(t, checked)
+}
+
+// TestJSONSchemaDynamicRefScope checks that a $dynamicRef whose landing
+// place depends on the dynamic scope is refused in strict mode and ignored
+// with a warning in lenient mode.
+func TestJSONSchemaDynamicRefScope(t *testing.T) {
+	schema := `{"$id":"https://example.com/root","$defs":{"a":{"$id":"a","$dynamicAnchor":"x","type":"string"},` +
+		`"b":{"$id":"b","$dynamicAnchor":"x","type":"integer"},"c":{"$id":"c","type":"array","items":{"$dynamicRef":"a#x"}}},"$ref":"c"}`
+	_, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{})
+	require.ErrorIs(t, err, grammar.ErrUnsupported)
+	var e *grammar.Error
+	require.True(t, errors.As(err, &e))
+	assert.Equal(t, "/$defs/c/items/$dynamicRef", e.Pointer)
+	_, warnings, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{Lenient: true})
+	require.NoError(t, err)
+	assert.NotEmpty(t, warnings)
+}
+
+// TestJSONSchemaNotText checks what is not text: non-UTF-8 bytes are an
+// error naming their offset; a lone surrogate escape in const or enum
+// matches exactly its escape (it used to match a raw U+FFFD and reject the
+// escape); elsewhere (keys, patterns, under length constraints) it is an
+// error naming the pointer.
+func TestJSONSchemaNotText(t *testing.T) {
+	_, _, err := grammar.FromJSONSchema([]byte("{\"const\":\"a\xffb\"}"), grammar.SchemaOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "offset 11")
+
+	for _, tc := range []schemaCase{
+		{name: "const", schema: `{"const":"\ud800"}`, valid: []string{`"\ud800"`}, invalid: []string{"\"\uFFFD\"", `"\ufffd"`, `""`}},
+		{name: "enum", schema: `{"enum":["ok","a\udc00b",1]}`, valid: []string{`"ok"`, `"a\udc00b"`, `1`}, invalid: []string{"\"a\uFFFDb\""}},
+		{name: "in a const array", schema: `{"const":["\udbff",{"k":"\ud800\ud800"}]}`, valid: []string{`["\udbff",{"k":"\ud800\ud800"}]`}},
+		{name: "a pair is a character", schema: `{"const":"\ud83d\ude00"}`, valid: []string{`"😀"`}, invalid: []string{`"\ud83d\ude00"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, _, err := grammar.FromJSONSchema([]byte(tc.schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+			require.NoError(t, err)
+			for _, s := range tc.valid {
+				ok, err := oracle.Accepts(g, []byte(s))
+				require.NoError(t, err)
+				assert.True(t, ok, "should accept %s", s)
+			}
+			for _, s := range tc.invalid {
+				ok, err := oracle.Accepts(g, []byte(s))
+				require.NoError(t, err)
+				assert.False(t, ok, "should reject %s", s)
+			}
+		})
+	}
+
+	for schema, ptr := range map[string]string{
+		`{"properties":{"\ud83dx":{}}}`:                 "/properties",
+		`{"type":"string","pattern":"^\\ud800|\udfff"}`: "/pattern",
+		`{"required":["\ud800"]}`:                       "/required/0",
+		`{"maxLength":3,"const":"\ud800"}`:              "/const",
+		`{"propertyNames":{"enum":["\ud800"]}}`:         "/propertyNames/enum",
+		`{"allOf":[{"not":{"pattern":"\udc00"}}]}`:      "/allOf/0/not/pattern",
+	} {
+		_, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{})
+		require.ErrorIs(t, err, grammar.ErrUnsupported, schema)
+		var e *grammar.Error
+		require.True(t, errors.As(err, &e))
+		assert.Equal(t, ptr, e.Pointer, schema)
+	}
+}
