@@ -213,6 +213,26 @@ func (c *schemaCompiler) checkNots(s *jsSchema) error {
 		}
 	}
 	s.nots = nil
+	// An excluded object or array (not with a structured const or enum)
+	// would need the grammar of every other object or array: refused,
+	// unless the branch rejects the value anyway.
+	excluded := s.notVals
+	for _, v := range excluded {
+		if v.kind != jsObject && v.kind != jsArray {
+			continue
+		}
+		s.notVals = nil // judge the value without the exclusions
+		ok, err := c.validate(s, v)
+		s.notVals = excluded
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := c.unsupported(v.ptr, "not", "excluding one object or array value cannot be expressed"); err != nil {
+				return err
+			}
+		}
+	}
 	for _, is := range s.issues {
 		if err := c.unsupported(is.ptr, is.kw, "%s", is.msg); err != nil {
 			return err
