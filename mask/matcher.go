@@ -25,7 +25,6 @@ type Matcher struct {
 	st         *pda.State
 	hist       []histEntry
 	terminated bool
-	nodes      []int32 // scratch: distinct top nodes
 }
 
 type histEntry struct {
@@ -165,24 +164,13 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	}
 	c := m.c
 	m.st.ClearErr()
-	m.nodes = m.nodes[:0]
+	// The state holds one top per node (stacks meeting at a node are
+	// merged), so each node's accepted set is added once.
 	for _, t := range m.st.Tops() {
-		dup := false
-		for _, n := range m.nodes {
-			if n == t.Node {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			m.nodes = append(m.nodes, t.Node)
-		}
-	}
-	for _, n := range m.nodes {
-		x := c.nodeIndex(n)
+		x := c.nodeIndex(t.Node)
 		if x.err != nil {
 			clear(out)
-			return fmt.Errorf("mask: classifying node %d: %w", n, x.err)
+			return fmt.Errorf("mask: classifying node %d: %w", t.Node, x.err)
 		}
 		if x.dense != nil {
 			orWords(out, x.dense)

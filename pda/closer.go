@@ -28,7 +28,7 @@ type closer struct {
 	gen     uint32
 	vmask   uint32
 	visits  int // (node, frame) pairs expanded in this generation
-	maxWork int // visits allowed per generation; 0: DefaultMaxStepWork
+	maxWork int // visits allowed per generation (Limits.MaxStepWork)
 	over    bool
 	scratch []int32
 }
@@ -37,15 +37,19 @@ type closer struct {
 // members in closer.members.
 const joinRet = -2
 
-// DefaultMaxStepWork bounds the stack entries one byte may expand (closure
-// steps of one depth of a State, or one Step of a Stepper). Real grammars
+// DefaultMaxStepWork is the default Limits.MaxStepWork: the stack entries
+// one byte may expand (closure steps of one depth of a State, or one Step of
+// a Stepper). Real grammars
 // stay far below it (at most 21 over every 4th MaskBench schema); a grammar
 // whose ambiguity grows with the input trips it, and the byte is refused
 // with ErrStepLimit.
 const DefaultMaxStepWork = 1 << 12
 
-func (s *closer) init() {
-	s.maxWork = DefaultMaxStepWork
+func (s *closer) init(p *Program) {
+	s.maxWork = p.stepWork
+	if s.maxWork <= 0 {
+		s.maxWork = DefaultMaxStepWork
+	}
 	s.ftab = make([]int32, 64)
 	s.fmask = 63
 	s.initVisited()

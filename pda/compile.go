@@ -11,16 +11,19 @@ import (
 	"github.com/reinlm/rein/grammar"
 )
 
-// Limits bound what Compile may build. The zero value means DefaultLimits.
+// Limits bound what Compile may build, and the work a State of the program
+// may do for one byte. The zero value means DefaultLimits; a zero
+// MaxStepWork means DefaultMaxStepWork.
 type Limits struct {
 	MaxRuleStates  int // DFA states of one rule
 	MaxTotalStates int // DFA states of all rules together
 	MaxNFAStates   int // NFA states while building one rule (repeat expansion)
+	MaxStepWork    int // stack entries one byte may expand at match time
 }
 
 // DefaultLimits are generous enough for large real-world schemas and small
 // enough that a hostile grammar fails in well under a second.
-var DefaultLimits = Limits{MaxRuleStates: 20000, MaxTotalStates: 200000, MaxNFAStates: 400000}
+var DefaultLimits = Limits{MaxRuleStates: 20000, MaxTotalStates: 200000, MaxNFAStates: 400000, MaxStepWork: DefaultMaxStepWork}
 
 // ErrLeftRecursion reports a rule that can call itself before consuming a byte.
 var ErrLeftRecursion = errors.New("left recursion")
@@ -56,6 +59,7 @@ type Program struct {
 	dist      []int32 // fewest bytes to the end of the node's rule, on first use
 	pathOnce  sync.Once
 	paths     *fsm.Paths // bytes each node's rule forces from it (forced.go), on first use
+	stepWork  int        // Limits.MaxStepWork
 }
 
 // RuleInfo describes one compiled rule.
@@ -119,6 +123,9 @@ func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
 func CompileContext(ctx context.Context, g *grammar.Grammar, lim Limits) (*Program, error) {
 	if lim == (Limits{}) {
 		lim = DefaultLimits
+	}
+	if lim.MaxStepWork <= 0 {
+		lim.MaxStepWork = DefaultMaxStepWork
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -491,6 +498,7 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim Limits) (*Progra
 		return nil, fmt.Errorf("pda: %d automaton states exceed the limit of %d: %w", total, lim.MaxTotalStates, grammar.ErrLimit)
 	}
 	p := &Program{
+		stepWork:  lim.MaxStepWork,
 		Rules:     make([]RuleInfo, 0, len(reach)),
 		numNodes:  int32(total),
 		nodeRule:  make([]int32, total),

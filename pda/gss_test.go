@@ -78,10 +78,11 @@ func TestStepLimit(t *testing.T) {
 	g, err := grammar.ParseGBNF(`root ::= s
 s ::= "a" s | "a" s "b" | ""`, "root")
 	require.NoError(t, err)
-	p, err := Compile(g, Limits{})
+	lim := DefaultLimits
+	lim.MaxStepWork = 64
+	p, err := Compile(g, lim)
 	require.NoError(t, err)
 	st := NewState(p)
-	st.maxWork = 64
 	i := 0
 	for ; i < 1000 && st.Advance('a'); i++ {
 	}

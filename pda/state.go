@@ -7,10 +7,9 @@ import (
 )
 
 // ErrStepLimit reports a byte whose closure expanded more stack entries than
-// the step work limit (DefaultMaxStepWork): a grammar so ambiguous that its
-// live stacks grow with the input. The byte is refused; the sequence should be
-// failed.
-var ErrStepLimit = fmt.Errorf("pda: one byte expanded more than %d stack entries: %w", DefaultMaxStepWork, grammar.ErrLimit)
+// Limits.MaxStepWork allows: a grammar so ambiguous that its live stacks grow
+// with the input. The byte is refused; the sequence should be failed.
+var ErrStepLimit = fmt.Errorf("pda: one byte expanded more stack entries than Limits.MaxStepWork: %w", grammar.ErrLimit)
 
 // Top is one stack top of a State: a node of some rule and the frame it
 // returns into (-1: the bottom, where popping means the grammar may end).
@@ -34,8 +33,8 @@ type frame struct {
 // can roll back to any earlier depth. Only tops whose node has a byte
 // transition are stored; whether the grammar may end is kept per depth.
 //
-// The work of one byte is bounded by DefaultMaxStepWork stack entries; a
-// byte that needs more is refused and Err reports ErrStepLimit.
+// The work of one byte is bounded by the program's Limits.MaxStepWork stack
+// entries; a byte that needs more is refused and Err reports ErrStepLimit.
 //
 // A State is used by one goroutine at a time. Once its arenas have grown to
 // the working size, Advance and Rollback do not allocate.
@@ -52,7 +51,7 @@ type State struct {
 // NewState returns a State at the start of the root rule.
 func NewState(p *Program) *State {
 	s := &State{p: p}
-	s.closer.init()
+	s.closer.init(p)
 	s.Reset()
 	return s
 }

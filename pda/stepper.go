@@ -18,7 +18,7 @@ type Stepper struct {
 // NewStepper returns a Stepper for p.
 func NewStepper(p *Program) *Stepper {
 	s := &Stepper{p: p}
-	s.closer.init()
+	s.closer.init(p)
 	return s
 }
 
