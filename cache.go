@@ -9,7 +9,8 @@ package rein
 type lru struct {
 	budget int64
 	total  int64
-	failed int // entries holding a failure
+	shared func() int64 // bytes held outside the entries, within the budget too
+	failed int          // entries holding a failure
 	items  map[string]*entry
 	head   entry // sentinel of a circular list: head.next is the most recent
 }
@@ -61,11 +62,15 @@ func (c *lru) put(key string, res result) {
 	}
 }
 
-// evict drops the least recently used entries until the cache is within
-// its budget, and returns how many it dropped.
+// evict drops the least recently used entries until the cache, with the
+// shared bytes, is within its budget, and returns how many it dropped.
 func (c *lru) evict() int64 {
 	var n int64
-	for c.total > c.budget && c.head.prev != &c.head {
+	var shared int64
+	if c.shared != nil {
+		shared = c.shared()
+	}
+	for c.total+shared > c.budget && c.head.prev != &c.head {
 		c.remove(c.head.prev)
 		n++
 	}

@@ -173,9 +173,13 @@ const DefaultCacheBytes = 256 << 20
 // at once. It is safe for concurrent use.
 //
 // Compiled grammars are cached by kind, source and options in an LRU cache
-// with a byte budget. The budget counts each grammar's
-// mask.Compiled.MemoryBytes plus the length of its key: the automaton and
-// the part of the lazy token index built so far. The index grows while
+// with a byte budget, CompilerOptions.CacheBytes. The budget counts each
+// grammar's mask.Compiled.MemoryBytes plus the length of its key (the
+// automaton and the part of the lazy token index it holds alone), and, once,
+// the node classifications the vocabulary's grammars share
+// (mask.SharedIndexBytes), which NewCompiler bounds to half the budget with
+// mask.SetSharedIndexBudget (for every Compiler of the vocabulary: the last
+// one made sets it). The index grows while
 // matchers use a grammar, so sizes are measured again whenever an entry is
 // looked up (that entry) or added (every entry); between those moments the
 // cache may hold more than its budget. A grammar larger than the whole
@@ -224,6 +228,7 @@ type CompilerStats struct {
 	Entries       int   // entries in the cache now: grammars and failures
 	FailedEntries int   // the Entries that are cached failures
 	Bytes         int64 // their size, as last measured
+	SharedBytes   int64 // node classifications shared by the vocabulary's grammars, counted once (mask.SharedIndexBytes)
 }
 
 // NewCompiler returns a compiler for vocab. It fails with an error wrapping
@@ -245,6 +250,8 @@ func NewCompiler(vocab *tokenizer.Vocab, opts CompilerOptions) (*Compiler, error
 		inflight: map[string]*flight{},
 	}
 	c.cache.budget = opts.CacheBytes
+	c.cache.shared = func() int64 { return int64(mask.SharedIndexBytes(vocab)) }
+	mask.SetSharedIndexBudget(vocab, int(opts.CacheBytes/2))
 	return c, nil
 }
 
@@ -257,6 +264,7 @@ func (c *Compiler) Stats() CompilerStats {
 	defer c.mu.Unlock()
 	s := c.stats
 	s.Entries, s.FailedEntries, s.Bytes = c.cache.len(), c.cache.failed, c.cache.total
+	s.SharedBytes = c.cache.shared()
 	return s
 }
 

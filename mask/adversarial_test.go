@@ -141,7 +141,6 @@ func FuzzRandomGrammar(f *testing.F) {
 	})
 }
 
-
 // checkCompileError accepts the errors a well-formed grammar may fail to
 // compile with: left recursion, an empty language, a size limit.
 func checkCompileError(t *testing.T, src string, err error) {

@@ -43,7 +43,7 @@ func (x *nodeIndex) suffix(i int) []byte { return x.sufData[x.sufOff[i]:x.sufOff
 
 // sizeBytes is the memory the index takes.
 func (x *nodeIndex) sizeBytes() int {
-	return 4*(len(x.dense)+len(x.accepted)+len(x.sufOff)+len(x.sufLCP)+len(x.sufToks)+len(x.sufGroup)+len(x.sufSkip)) + len(x.sufData) + 120
+	return 4*(cap(x.dense)+cap(x.accepted)+cap(x.sufOff)+cap(x.sufLCP)+cap(x.sufToks)+cap(x.sufGroup)+cap(x.sufSkip)) + cap(x.sufData) + 176
 }
 
 // exitEntry is one way an uncertain token can leave the rule: the token and

@@ -1,8 +1,10 @@
 package mask
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"weak"
 
 	"github.com/reinlm/rein/tokenizer"
 )
@@ -12,21 +14,27 @@ import (
 // only, so describing a shape never costs more than a small walk.
 const maxSharedShape = 1024
 
-var sharedBudget atomic.Int64
-
-func init() { sharedBudget.Store(256 << 20) }
+// DefaultSharedIndexBudget is the memory, in bytes, that the node
+// classifications shared between the grammars of one vocabulary may take
+// unless SetSharedIndexBudget says otherwise.
+const DefaultSharedIndexBudget = 256 << 20
 
 // SetSharedIndexBudget sets the memory, in bytes, that the node
-// classifications shared between the grammars of one vocabulary may take
-// (256 MiB unless set). When it is exceeded, entries are dropped at random;
-// grammars that hold an entry keep it. 0 turns sharing off.
-func SetSharedIndexBudget(bytes int) { sharedBudget.Store(int64(bytes)) }
+// classifications shared between the grammars of vocab may take. A
+// classification is shared only while some grammar holds it and while the
+// shared ones fit the budget; past it, new classifications stay private to
+// the grammar that made them (and count in its MemoryBytes). 0 turns sharing
+// off for vocab. A rein.Compiler sets it to half its own cache budget, so
+// that its budget covers both.
+func SetSharedIndexBudget(vocab *tokenizer.Vocab, bytes int) {
+	indexVocab(vocab).shared.budget.Store(int64(bytes))
+}
 
-// ResetSharedIndex drops the node classifications shared between the
+// ResetSharedIndex forgets the node classifications shared between the
 // grammars of vocab: the next grammar to meet a node classifies it again.
-// Grammars compiled before keep the classifications they already hold.
-// Benchmarks call it so that a figure called cold is cold; a server may call
-// it to return the memory.
+// Grammars compiled before keep the classifications they already hold, no
+// longer counted anywhere. Benchmarks call it so that a figure called cold is
+// cold.
 func ResetSharedIndex(vocab *tokenizer.Vocab) {
 	if v := lookupVocab(vocab); v != nil {
 		c := &v.shared
@@ -34,56 +42,6 @@ func ResetSharedIndex(vocab *tokenizer.Vocab) {
 		c.m, c.bytes = nil, 0
 		c.mu.Unlock()
 	}
-}
-
-// indexCache shares node classifications between the compiled grammars of
-// one vocabulary, keyed by the node's shape (pda.Program.Shape). A schema
-// seen for the first time then classifies only what is new in it, typically
-// its enums and patterns, not its string and number rules again.
-type indexCache struct {
-	mu    sync.Mutex
-	m     map[string]*nodeIndex
-	bytes int
-}
-
-// get returns the classification stored for shape, or nil.
-func (c *indexCache) get(shape []byte, ok bool) *nodeIndex {
-	if !ok {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[string(shape)]
-}
-
-// put stores x for shape unless another goroutine stored one first, and
-// returns the one stored, and false when x was too large to share (the
-// caller then holds it alone).
-func (c *indexCache) put(shape []byte, x *nodeIndex) (*nodeIndex, bool) {
-	size := len(shape) + x.sizeBytes()
-	budget := int(sharedBudget.Load())
-	if size > budget/4 {
-		return x, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old := c.m[string(shape)]; old != nil {
-		return old, true
-	}
-	if c.m == nil {
-		c.m = map[string]*nodeIndex{}
-	}
-	for key, old := range c.m {
-		if c.bytes+size <= budget {
-			break
-		}
-		// Map order is random: this drops entries at random.
-		c.bytes -= len(key) + old.sizeBytes()
-		delete(c.m, key)
-	}
-	c.m[string(shape)] = x
-	c.bytes += size
-	return x, true
 }
 
 // SharedIndexBytes returns the memory, in bytes, that the node
@@ -97,4 +55,77 @@ func SharedIndexBytes(vocab *tokenizer.Vocab) int {
 	v.shared.mu.Lock()
 	defer v.shared.mu.Unlock()
 	return v.shared.bytes
+}
+
+// indexCache shares node classifications between the compiled grammars of
+// one vocabulary, keyed by the node's shape (pda.Program.Shape). A schema
+// seen for the first time then classifies only what is new in it, typically
+// its enums and patterns, not its string and number rules again.
+//
+// The cache holds its classifications weakly: the grammars that use one hold
+// it, and once none does it is collected and leaves the cache (and its
+// bytes). So the bytes counted here are exactly the shared classifications
+// alive, and no classification is alive without being counted once, by the
+// cache or by the one grammar that holds it privately.
+type indexCache struct {
+	budget atomic.Int64 // bytes (DefaultSharedIndexBudget when built)
+	mu     sync.Mutex
+	m      map[string]weak.Pointer[nodeIndex]
+	bytes  int
+}
+
+// get returns the classification stored for shape, or nil.
+func (c *indexCache) get(shape []byte, ok bool) *nodeIndex {
+	if !ok {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[string(shape)].Value()
+}
+
+// put shares x under shape, unless another goroutine shared one first
+// (returned instead) or the shared classifications would exceed the budget;
+// it reports whether the returned classification is shared.
+func (c *indexCache) put(shape []byte, x *nodeIndex) (*nodeIndex, bool) {
+	size := len(shape) + x.sizeBytes() + sharedEntryBytes
+	budget := int(c.budget.Load())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.m[string(shape)].Value(); old != nil {
+		return old, true
+	}
+	if c.bytes+size > budget {
+		return x, false
+	}
+	if c.m == nil {
+		c.m = map[string]weak.Pointer[nodeIndex]{}
+	}
+	key := string(shape)
+	wp := weak.Make(x)
+	c.m[key] = wp
+	c.bytes += size
+	runtime.AddCleanup(x, c.drop, sharedEntry{key, wp, size})
+	return x, true
+}
+
+// sharedEntryBytes is what sharing a classification costs besides its key and
+// the classification: the map entry, the weak pointer and the cleanup.
+const sharedEntryBytes = 192
+
+type sharedEntry struct {
+	key  string
+	wp   weak.Pointer[nodeIndex]
+	size int
+}
+
+// drop removes a collected classification, unless the cache was reset or
+// the shape shared again since.
+func (c *indexCache) drop(e sharedEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if wp, ok := c.m[e.key]; ok && wp == e.wp {
+		delete(c.m, e.key)
+		c.bytes -= e.size
+	}
 }

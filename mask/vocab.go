@@ -71,6 +71,7 @@ func indexVocab(voc *tokenizer.Vocab) *vocabIndex {
 func buildVocabIndex(voc *tokenizer.Vocab) *vocabIndex {
 	n := voc.Size()
 	v := &vocabIndex{size: n}
+	v.shared.budget.Store(DefaultSharedIndexBudget)
 	stop := make(map[int]bool)
 	for _, id := range voc.StopTokens() {
 		if id >= 0 && id < n && !stop[id] {
