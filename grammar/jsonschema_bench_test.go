@@ -16,14 +16,14 @@ import (
 // BenchmarkFromJSONSchema compiles every 10th MaskBench schema and reports
 // the per-schema compile time percentiles (front-end only, no automata).
 func BenchmarkFromJSONSchema(b *testing.B) {
-	dir := datadir.Shared(b, "maskbench")
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	set := datadir.MaskBench(b)
+	files, err := filepath.Glob(filepath.Join(set.Dir, "*.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	sort.Strings(files)
 	var schemas [][]byte
-	for i := 0; i < len(files); i += 10 {
+	for i := 0; i < len(files); i += set.Stride(10) {
 		data, err := os.ReadFile(files[i])
 		if err != nil {
 			b.Fatal(err)
