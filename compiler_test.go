@@ -37,11 +37,12 @@ type benchCase struct {
 // 1500 bytes.
 func maskbenchCases(tb testing.TB, n int) []benchCase {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join(datadir.Shared(tb, "maskbench"), "*.json"))
+	set := datadir.MaskBench(tb)
+	files, err := filepath.Glob(filepath.Join(set.Dir, "*.json"))
 	require.NoError(tb, err)
 	sort.Strings(files)
 	var out []benchCase
-	for i := 0; i < len(files) && len(out) < n; i += 97 {
+	for i := 0; i < len(files) && len(out) < n; i += set.Stride(97) {
 		raw, err := os.ReadFile(files[i])
 		require.NoError(tb, err)
 		schema := gjson.GetBytes(raw, "schema").Raw
@@ -128,7 +129,7 @@ func TestCompilerKinds(t *testing.T) {
 // is compiled once, every request for it gets the same compiled grammar, and
 // its masks are those of a compile made alone.
 func TestCompilerSharesConcurrentCompiles(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	cases := maskbenchCases(t, 40)
 	c := newCompiler(t, voc, rein.CompilerOptions{CacheBytes: 8 << 30})
 	const goroutines, perGoroutine = 64, 12
@@ -230,7 +231,7 @@ func rowHash(row []uint32) uint64 {
 // schema's instance; every mask equals the one computed single-threaded on
 // a compile of its own.
 func TestMatchersConcurrentOnSharedGrammars(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	cases := maskbenchCases(t, 8)
 	enc, err := voc.Encoder()
 	require.NoError(t, err)
@@ -288,7 +289,7 @@ type request struct {
 // their own errors; the others finish with valid JSON that their grammar
 // accepts.
 func TestFailureStaysInItsRequest(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	cases := maskbenchCases(t, 7)
 	c := newCompiler(t, voc, rein.CompilerOptions{
 		LoadRef: func(_ context.Context, uri string) ([]byte, error) {

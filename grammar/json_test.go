@@ -101,7 +101,7 @@ func TestJSONGrammarAccepts(t *testing.T) {
 // accepted exactly when it is valid JSON whose whitespace runs are at most
 // JSONMaxWhitespace long.
 func TestJSONGrammarMaskBench(t *testing.T) {
-	dir := datadir.Shared(t, "maskbench")
+	dir := datadir.MaskBench(t).Dir
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)

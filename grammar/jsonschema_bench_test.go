@@ -18,14 +18,14 @@ import (
 // (front-end only, no automata); schemas that fail are counted and timed
 // apart, so a fast refusal never passes for a fast compile.
 func BenchmarkFromJSONSchema(b *testing.B) {
-	dir := datadir.Shared(b, "maskbench")
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	set := datadir.MaskBench(b)
+	files, err := filepath.Glob(filepath.Join(set.Dir, "*.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	sort.Strings(files)
 	var schemas [][]byte
-	for i := 0; i < len(files); i += 10 {
+	for i := 0; i < len(files); i += set.Stride(10) {
 		data, err := os.ReadFile(files[i])
 		if err != nil {
 			b.Fatal(err)

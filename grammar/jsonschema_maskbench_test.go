@@ -141,18 +141,18 @@ const maskBenchFloor = 0.94
 // options; REIN_MASKBENCH_SHOW=1 (with -v) logs every failure, and
 // REIN_MASKBENCH_FILE names one file for TestJSONSchemaMaskBenchFile.
 func TestJSONSchemaMaskBench(t *testing.T) {
-	dir := datadir.Shared(t, "maskbench")
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	set := datadir.MaskBench(t)
+	files, err := filepath.Glob(filepath.Join(set.Dir, "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sort.Strings(files)
-	step := 10
+	step := set.Stride(10)
 	switch {
 	case os.Getenv("REIN_MASKBENCH") == "all":
 		step = 1
 	case testing.Short():
-		step = 50
+		step = set.Stride(50)
 	}
 	var sample []string
 	for i := 0; i < len(files); i += step {
@@ -240,7 +240,7 @@ func TestJSONSchemaMaskBenchFile(t *testing.T) {
 	if name == "" {
 		t.Skip("set REIN_MASKBENCH_FILE")
 	}
-	path := filepath.Join(datadir.Shared(t, "maskbench"), name)
+	path := filepath.Join(datadir.MaskBench(t).Dir, name)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

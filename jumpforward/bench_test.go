@@ -25,8 +25,8 @@ type benchDoc struct {
 func loadBenchDocs(tb testing.TB, every int) []benchDoc {
 	tb.Helper()
 	voc := vocabtest.Load(tb, "llama3")
-	dir := datadir.Shared(tb, "maskbench")
-	files, err := maskbench.Files(dir, every)
+	set := datadir.MaskBench(tb)
+	files, err := maskbench.Files(set.Dir, set.Stride(every))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -90,7 +90,7 @@ table ::= "users" | "user_groups"`
 		{"regex forced to the end", regexGrammar, `ab(cd)?`, `abc`, `d`},
 		{"regex class", regexGrammar, `id-[0-9]{3}`, ``, `id-`},
 	}
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, fw := compile(t, tt.grammar(t, tt.src), voc)
@@ -187,7 +187,7 @@ func TestNext(t *testing.T) {
 
 // TestNextTerminated: after a stop token nothing is forced.
 func TestNextTerminated(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	c, fw := compile(t, regexGrammar(t, `ab`), voc)
 	m := c.NewMatcher()
 	id, _ := voc.TokenID("ab")
@@ -200,7 +200,7 @@ func TestNextTerminated(t *testing.T) {
 // TestNextHistoryLongerThanMatcher: extra history before the matcher's
 // first token (a prompt) is ignored.
 func TestNextHistoryLongerThanMatcher(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	c, fw := compile(t, schemaGrammar(grammar.WhitespaceCompact)(t, houses), voc)
 	m := c.NewMatcher()
 	prompt, _ := voc.TokenID("Hello")
@@ -211,7 +211,7 @@ func TestNextHistoryLongerThanMatcher(t *testing.T) {
 
 // TestPackageNext: the one-call form does what a Forwarder does.
 func TestPackageNext(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	c, fw := compile(t, schemaGrammar(grammar.WhitespaceCompact)(t, houses), voc)
 	m1, m2 := c.NewMatcher(), c.NewMatcher()
 	a, b := fw.Next(m1, nil), jumpforward.Next(m2, nil)
@@ -222,7 +222,7 @@ func TestPackageNext(t *testing.T) {
 
 // TestNextAllocs: a step where nothing is forced allocates nothing.
 func TestNextAllocs(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	c, fw := compile(t, schemaGrammar(grammar.WhitespaceCompact)(t, houses), voc)
 	m := c.NewMatcher()
 	var hist []int

@@ -154,8 +154,9 @@ func shortestWay(m *mask.Matcher, bm *mask.Bitmask, voc *tokenizer.Vocab) int {
 // after every model token: every forced string is checked against the
 // Earley oracle, and every jump's tokens are accepted by the matcher.
 func TestSoundnessMaskBench(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
-	files, err := maskbench.Files(datadir.Shared(t, "maskbench"), 97)
+	voc := vocabtest.Core(t)
+	set := datadir.MaskBench(t)
+	files, err := maskbench.Files(set.Dir, set.Stride(97))
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(7, 7))
 	walks, checked, jumped := 0, 0, 0
@@ -187,7 +188,7 @@ func TestSoundnessMaskBench(t *testing.T) {
 
 // TestSoundnessGBNF does the same over llama.cpp's sample grammars.
 func TestSoundnessGBNF(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	files, err := filepath.Glob(filepath.Join(datadir.Shared(t, "gbnf", "llama.cpp", "grammars"), "*.gbnf"))
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(8, 8))

@@ -38,13 +38,14 @@ type schemaRun struct {
 // grammar accepts whole).
 func schemaRuns(tb testing.TB, voc *tokenizer.Vocab, n, maxTokens int) []schemaRun {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join(datadir.Shared(tb, "maskbench"), "*.json"))
+	set := datadir.MaskBench(tb)
+	files, err := filepath.Glob(filepath.Join(set.Dir, "*.json"))
 	require.NoError(tb, err)
 	sort.Strings(files)
 	enc, err := voc.Encoder()
 	require.NoError(tb, err)
 	var runs []schemaRun
-	for i := 0; i < len(files) && len(runs) < n; i += 37 {
+	for i := 0; i < len(files) && len(runs) < n; i += set.Stride(37) {
 		raw, err := os.ReadFile(files[i])
 		require.NoError(tb, err)
 		g, _, err := grammar.FromJSONSchema([]byte(gjson.GetBytes(raw, "schema").Raw), grammar.SchemaOptions{})
@@ -125,7 +126,7 @@ func (s *batchState) step(tb testing.TB) {
 // scattered over the bitmask, with several worker counts, and checks each
 // row against the matcher's own FillBitmask and the unlisted rows untouched.
 func TestBatchFillerMatchesSingle(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	runs := schemaRuns(t, voc, 6, 200)
 	const constrained, total = 20, 26
 	rows := make([]int, constrained)
@@ -262,7 +263,7 @@ func TestBatchFillerRefusesBadCalls(t *testing.T) {
 // TestBatchFillerDoesNotAllocate pins zero allocations for a warm Fill on
 // several workers.
 func TestBatchFillerDoesNotAllocate(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	s := newBatchState(t, schemaRuns(t, voc, 4, 200), 16)
 	rows := make([]int, len(s.matchers))
 	for i := range rows {

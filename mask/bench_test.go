@@ -22,8 +22,8 @@ import (
 // an object) from the MaskBench data,
 // serialized compactly in document order and tokenized with voc's encoder.
 func realDocuments(tb testing.TB, voc *tokenizer.Vocab, n int) [][]int {
-	dir := datadir.Shared(tb, "maskbench")
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	set := datadir.MaskBench(tb)
+	files, err := filepath.Glob(filepath.Join(set.Dir, "*.json"))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func realDocuments(tb testing.TB, voc *tokenizer.Vocab, n int) [][]int {
 		tb.Fatal(err)
 	}
 	var docs [][]int
-	for i := 0; i < len(files) && len(docs) < n; i += 7 {
+	for i := 0; i < len(files) && len(docs) < n; i += set.Stride(7) {
 		raw, err := os.ReadFile(files[i])
 		if err != nil {
 			tb.Fatal(err)

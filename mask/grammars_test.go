@@ -22,7 +22,7 @@ import (
 // TestLlamaGrammarsCompile compiles all of llama.cpp's sample grammars for a
 // real vocabulary and fills a first mask.
 func TestLlamaGrammarsCompile(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	files, err := filepath.Glob(filepath.Join(datadir.Shared(t, "gbnf", "llama.cpp", "grammars"), "*.gbnf"))
 	require.NoError(t, err)
 	require.Len(t, files, 8)
@@ -73,7 +73,7 @@ func TestLlamaGrammarCases(t *testing.T) {
 }
 
 func TestFillBatch(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	c, err := mask.Compile(loadGBNF(t, "json.gbnf"), voc)
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(5, 5))

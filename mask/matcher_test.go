@@ -75,13 +75,14 @@ func testGrammars(t testing.TB) []testGrammar {
 
 // TestMaskMatchesReference compares FillBitmask with the reference (every
 // token's bytes tried on a fork) at every step of random-logit walks, on
-// three real vocabularies. Equality is soundness and completeness at once.
+// three real vocabularies (GPT-2's embedded one where none is present).
+// Equality is soundness and completeness at once.
 func TestMaskMatchesReference(t *testing.T) {
 	walks, maxTokens := 3, 24
 	if race.Enabled || testing.Short() {
 		walks, maxTokens = 1, 6
 	}
-	for _, vname := range []string{"llama3", "qwen3", "mistral"} {
+	for _, vname := range vocabtest.Available("llama3", "qwen3", "mistral") {
 		voc := vocabtest.Load(t, vname)
 		for _, tg := range testGrammars(t) {
 			t.Run(vname+"/"+tg.name, func(t *testing.T) {
@@ -108,7 +109,7 @@ func TestMaskMatchesReference(t *testing.T) {
 // every allowed token keeps the text a viable prefix for an independent
 // Earley recognizer and that a sample of refused tokens does not.
 func TestMaskAgreesWithEarley(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	walks, maxTokens := 4, 20
 	if race.Enabled || testing.Short() {
 		walks, maxTokens = 1, 8
@@ -158,7 +159,7 @@ func TestRandomDecoding(t *testing.T) {
 	if race.Enabled || testing.Short() {
 		runs = 30
 	}
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	for _, tg := range testGrammars(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			c, err := mask.Compile(tg.g, voc)
@@ -179,7 +180,7 @@ func TestRandomDecoding(t *testing.T) {
 // TestRollbackProperty accepts k tokens, rolls back k, and compares the mask,
 // termination and byte depth with what they were.
 func TestRollbackProperty(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	g := loadGBNF(t, "json.gbnf")
 	c, err := mask.Compile(g, voc)
 	require.NoError(t, err)
@@ -238,7 +239,7 @@ func nth(row []uint32, k int) int {
 }
 
 func TestStopAndSpecialTokens(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	g, err := grammar.FromRegex(`ab?`)
 	require.NoError(t, err)
 	c, err := mask.Compile(g, voc)
@@ -283,7 +284,7 @@ func isStop(v *tokenizer.Vocab, id int) bool {
 // TestHotPathDoesNotAllocate pins zero allocations for FillBitmask and
 // AcceptToken once the visited nodes are indexed.
 func TestHotPathDoesNotAllocate(t *testing.T) {
-	voc := vocabtest.Load(t, "llama3")
+	voc := vocabtest.Core(t)
 	c, err := mask.Compile(loadGBNF(t, "json.gbnf"), voc)
 	require.NoError(t, err)
 	enc, err := voc.Encoder()

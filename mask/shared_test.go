@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,7 +26,7 @@ import (
 func TestSharedClassification(t *testing.T) {
 	grammars := map[string]*grammar.Grammar{"json": grammar.JSON()}
 	for _, f := range []string{"BFCL_javascript_21.json", "Github_easy---o57229.json", "Glaiveai2K---calculate_area_bcc08b54.json"} {
-		raw, err := os.ReadFile(datadir.Shared(t, "maskbench", f))
+		raw, err := os.ReadFile(filepath.Join(datadir.MaskBench(t).Dir, f))
 		require.NoError(t, err)
 		g, _, err := grammar.FromJSONSchema([]byte(gjson.GetBytes(raw, "schema").Raw), grammar.SchemaOptions{})
 		require.NoError(t, err, f)
@@ -44,7 +45,7 @@ func TestSharedClassification(t *testing.T) {
 		bounded[schema] = g
 	}
 
-	for _, name := range []string{"llama3", "mistral"} {
+	for _, name := range vocabtest.Available("llama3", "mistral") {
 		t.Run(name, func(t *testing.T) {
 			if name == "mistral" {
 				maps.Copy(grammars, bounded)

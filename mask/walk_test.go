@@ -17,7 +17,7 @@ import (
 // definition, computed from the sorted tokens directly, on sampled nodes
 // of real vocabularies.
 func TestTrieTables(t *testing.T) {
-	for _, name := range []string{"llama3", "mistral", "qwen3"} {
+	for _, name := range vocabtest.Available("llama3", "mistral", "qwen3") {
 		t.Run(name, func(t *testing.T) {
 			v := buildVocabIndex(vocabtest.Load(t, name))
 			rng := rand.New(rand.NewPCG(3, 4))
@@ -65,7 +65,7 @@ func TestTrieTables(t *testing.T) {
 // gives up, and checks that classify then falls back to the pushdown walk
 // and still gives the reference classification.
 func TestWalkFallback(t *testing.T) {
-	voc := buildVocabIndex(vocabtest.Load(t, "llama3"))
+	voc := buildVocabIndex(vocabtest.Core(t))
 	stride := WordsPerRow(voc.size)
 	p, err := pda.Compile(grammar.JSON(), pda.Limits{})
 	require.NoError(t, err)

@@ -20,6 +20,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -29,6 +30,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reinlm/rein"
 	"github.com/reinlm/rein/jumpforward"
@@ -313,7 +315,7 @@ func (r *request) line(vocab *tokenizer.Vocab, step int) string {
 	if r.err != nil {
 		return fmt.Sprintf("x %s failed at step %d: %v", r.name, step, r.err)
 	}
-	return fmt.Sprintf("= %s done at step %d: %s", r.name, step, clip(r.output(vocab), 70))
+	return fmt.Sprintf("= %s done at step %d (%d tokens, %d jumped)", r.name, step, len(r.tokens), r.jumped)
 }
 
 func printEvents(events []string) {
@@ -376,24 +378,23 @@ func argmax(xs []float32) int {
 }
 
 func summary(all []*request, vocab *tokenizer.Vocab, st rein.CompilerStats, fills []time.Duration) {
-	fmt.Printf("\n%-14s %-12s %-7s %7s %7s %6s  %s\n", "request", "grammar", "status", "tokens", "jumped", "queued", "output / error")
+	fmt.Printf("\n%-14s %-12s %-7s %7s %7s %6s\n", "request", "grammar", "status", "tokens", "jumped", "queued")
 	done, failed := 0, 0
 	for _, r := range all {
-		text := clip(r.output(vocab), 60)
 		if r.err != nil {
-			text = r.err.Error()
 			failed++
 		} else {
 			done++
-			if k := r.kind(); k == "json-schema" || k == "json" {
-				text += fmt.Sprintf("  (valid JSON: %v)", json.Valid(r.output(vocab)))
-			}
 		}
 		queued := "-"
 		if r.started >= 0 {
 			queued = fmt.Sprint(r.started - r.arrived)
 		}
-		fmt.Printf("%-14s %-12s %-7s %7d %7d %6s  %s\n", r.name, r.kind(), r.status, len(r.tokens), r.jumped, queued, text)
+		fmt.Printf("%-14s %-12s %-7s %7d %7d %6s\n", r.name, r.kind(), r.status, len(r.tokens), r.jumped, queued)
+	}
+	fmt.Println("\noutputs (JSON re-indented for reading; the model wrote the whitespace the grammar allows):")
+	for _, r := range all {
+		fmt.Printf("\n%s (%s):\n%s\n", r.name, r.kind(), document(r, vocab))
 	}
 	fmt.Printf("\n%d requests: %d done, %d failed\n", len(all), done, failed)
 	fmt.Printf("compiler: %d requests, %d compiles (%d failed), %d joined a running compile, %d cache hits, %d grammars cached (%.1f MiB)\n",
@@ -405,12 +406,28 @@ func summary(all []*request, vocab *tokenizer.Vocab, st rein.CompilerStats, fill
 	}
 }
 
-func clip(b []byte, n int) string {
-	s := strings.ReplaceAll(string(b), "\n", `\n`)
-	if len(s) > n {
-		return fmt.Sprintf("%q...", s[:n])
+// document is a request's output as a person reads it: JSON re-indented
+// (and checked), other text as written, an error as its message; each line
+// indented.
+func document(r *request, vocab *tokenizer.Vocab) string {
+	out := r.output(vocab)
+	var text string
+	switch k := r.kind(); {
+	case r.err != nil:
+		text = "error: " + r.err.Error()
+	case k == "json-schema" || k == "json":
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, out, "", "  "); err != nil {
+			text = fmt.Sprintf("%q (NOT valid JSON: %v)", out, err)
+		} else {
+			text = buf.String()
+		}
+	case utf8.Valid(out) && !bytes.ContainsFunc(out, func(c rune) bool { return c < ' ' }):
+		text = string(out)
+	default:
+		text = fmt.Sprintf("%q", out)
 	}
-	return fmt.Sprintf("%q", s)
+	return "    " + strings.ReplaceAll(text, "\n", "\n    ")
 }
 
 func us(d time.Duration) string { return fmt.Sprintf("%.0fµs", float64(d.Nanoseconds())/1e3) }

@@ -1,6 +1,12 @@
 // Command maskbench runs JSONSchemaBench's MaskBench protocol with rein:
 //
-//	go run ./examples/maskbench -data ../shared/data/maskbench -tokenizer ../shared/data/tokenizers/llama3/tokenizer.json
+//	go run ./examples/maskbench [-data DIR] [-tokenizer tokenizer.json]
+//
+// The schemas default to the full set ($REIN_MASKBENCH_DIR, else
+// ../shared/data/maskbench beside the checkout), else the sample committed
+// in testdata/maskbench-sample; the tokenizer to Llama-3's as `make vocab`
+// caches it. On a terminal it draws a progress line on stderr (schemas done,
+// rate, time left).
 //
 // For every schema file it compiles the schema (timing compile plus first
 // mask), feeds each test instance — serialized compactly in document order
@@ -16,23 +22,27 @@
 // encoding. Schemas are compiled with compact whitespace there (no
 // whitespace between JSON tokens) unless -compact=false:
 //
-//	go run ./examples/maskbench -jumpforward -data ../shared/data/maskbench -tokenizer .cache/tokenizers/llama3/tokenizer.json
+//	go run ./examples/maskbench -jumpforward
 package main
 
 import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/maskbench"
 	"github.com/reinlm/rein/tokenizer"
 )
 
 func main() {
-	data := flag.String("data", "../shared/data/maskbench", "folder of MaskBench schema files")
-	tok := flag.String("tokenizer", "../shared/data/tokenizers/llama3/tokenizer.json", "tokenizer.json of the model")
+	data := flag.String("data", defaultData(), "folder of MaskBench schema files")
+	tok := flag.String("tokenizer", filepath.Join(datadir.TokenizersDir(), "llama3", "tokenizer.json"), "tokenizer.json of the model")
 	jsonOut := flag.String("json", "", "write per-schema results to this file as JSON")
 	every := flag.Int("every", 1, "run every n-th file (in name order)")
 	limit := flag.Int("limit", 0, "run at most this many files")
@@ -54,8 +64,14 @@ func main() {
 	if *anyOrder {
 		opts.Schema.Order = grammar.OrderAny
 	}
+	var log io.Writer = os.Stderr
+	if isTerminal(os.Stderr) {
+		p := &progress{w: os.Stderr, start: time.Now()}
+		opts.Progress = p.update
+		log = p
+	}
 	if *verbose {
-		opts.Log = os.Stderr
+		opts.Log = log
 	}
 	if *compact || (*jump && !compactSet) {
 		opts.Schema.Whitespace = grammar.WhitespaceCompact
@@ -75,6 +91,60 @@ func main() {
 	}
 	rep.WriteTable(os.Stdout)
 	writeJSON(*jsonOut, rep.Schemas)
+}
+
+// defaultData is the full MaskBench set when there is one, else the
+// committed sample.
+func defaultData() string {
+	if d := datadir.MaskBenchFullDir(); d != "" {
+		return d
+	}
+	return filepath.Join(datadir.Root(), "testdata", "maskbench-sample")
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// progress draws one line on a terminal: schemas done, rate, time left.
+// Log lines written through it clear the line first.
+type progress struct {
+	w           io.Writer
+	start, last time.Time
+	line        bool // a progress line is on the screen
+}
+
+func (p *progress) update(done, total int) {
+	now := time.Now()
+	if done < total && now.Sub(p.last) < 250*time.Millisecond {
+		return
+	}
+	p.last = now
+	if done == total {
+		p.clear()
+		return
+	}
+	elapsed := now.Sub(p.start)
+	rate := float64(done) / elapsed.Seconds()
+	left := time.Duration(float64(total-done) / rate * float64(time.Second))
+	fmt.Fprintf(p.w, "\r\033[K%d/%d schemas (%.0f%%)  %.1f schemas/s  %v elapsed  about %v left",
+		done, total, 100*float64(done)/float64(total), rate, elapsed.Round(time.Second), left.Round(time.Second))
+	p.line = true
+}
+
+func (p *progress) clear() {
+	if p.line {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.line = false
+	}
+}
+
+// Write writes a log line, clearing the progress line first; the next
+// update draws it again.
+func (p *progress) Write(b []byte) (int, error) {
+	p.clear()
+	return p.w.Write(b)
 }
 
 // writeJSON writes the per-schema results to path, if one was given.

@@ -68,6 +68,9 @@ func RunJumpForward(o Options) (*JumpReport, error) {
 		if o.Log != nil && (i+1)%500 == 0 {
 			fmt.Fprintf(o.Log, "... %d/%d files, %v\n", i+1, len(files), time.Since(start).Round(time.Second))
 		}
+		if o.Progress != nil {
+			o.Progress(i+1, len(files))
+		}
 	}
 	r.Wall = time.Since(start)
 	return r, nil

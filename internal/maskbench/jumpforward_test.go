@@ -19,7 +19,7 @@ import (
 // the tokens (a floor on behaviour, not a timing).
 func TestJumpForwardCanonical(t *testing.T) {
 	voc := vocabtest.Load(t, "llama3")
-	dir := datadir.Shared(t, "maskbench")
+	set := datadir.MaskBench(t)
 	tests := []struct {
 		name     string
 		ws       grammar.Whitespace
@@ -31,7 +31,7 @@ func TestJumpForwardCanonical(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := maskbench.RunJumpForward(maskbench.Options{Dir: dir, Vocab: voc, Every: tt.every, Schema: grammar.SchemaOptions{Whitespace: tt.ws}})
+			rep, err := maskbench.RunJumpForward(maskbench.Options{Dir: set.Dir, Vocab: voc, Every: set.Stride(tt.every), Schema: grammar.SchemaOptions{Whitespace: tt.ws}})
 			require.NoError(t, err)
 			docs, tokens, jumped, nonCanonical := 0, 0, 0, 0
 			for _, s := range rep.Schemas {

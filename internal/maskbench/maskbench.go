@@ -35,6 +35,9 @@ type Options struct {
 	Every  int       // run every Every-th file in name order (0 or 1: all)
 	Limit  int       // stop after this many files (0: no limit)
 	Log    io.Writer // progress and per-schema failures (nil: quiet)
+	// Progress, when set, is called after each file with the files done
+	// and the files to run (examples/maskbench draws a progress line).
+	Progress func(done, total int)
 }
 
 // SchemaResult is the outcome for one schema file.
@@ -127,6 +130,9 @@ func Run(o Options) (*Report, error) {
 		}
 		if o.Log != nil && (i+1)%500 == 0 {
 			fmt.Fprintf(o.Log, "... %d/%d files, %v\n", i+1, len(files), time.Since(start).Round(time.Second))
+		}
+		if o.Progress != nil {
+			o.Progress(i+1, len(files))
 		}
 	}
 	r.Wall = time.Since(start)

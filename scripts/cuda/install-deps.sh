@@ -6,8 +6,11 @@
 #               cuda tag (gorgonia.org/cu links -lcuda): nvidia-cuda-dev,
 #               which pulls in libcuda1. About 1.5 GB to download and 5.2 GB
 #               installed; about 1.5 minutes on a 2-core machine.
-#   --toolkit   nvcc too, for scripts/cuda/build-ptx.sh: nvidia-cuda-toolkit
-#               (another 130 MB, with g++-11 for nvcc's host side).
+#   --toolkit   nvcc and ptxas too, for scripts/cuda/build-ptx.sh and
+#               scripts/cuda/check-ptx.sh: nvidia-cuda-toolkit (another 130 MB,
+#               with g++-11 for nvcc's host side).
+#   --check     installs nothing: exits 0 when cuda.h and libcuda are found,
+#               1 when not (make test's test for running cuda-check).
 #
 # Neither needs a GPU: a binary linked here runs against the driver's own
 # libcuda.so.1 on a GPU host. The script enables contrib and non-free on the
@@ -16,12 +19,13 @@
 # nvcc is on PATH, with --toolkit). Installing needs root, or sudo.
 set -euo pipefail
 
-toolkit=0
+toolkit=0 check=0
 case "${1:-}" in
 --toolkit) toolkit=1 ;;
+--check) check=1 ;;
 "") ;;
 *)
-	echo "usage: $0 [--toolkit]" >&2
+	echo "usage: $0 [--toolkit | --check]" >&2
 	exit 2
 	;;
 esac
@@ -34,8 +38,13 @@ links() {
 }
 
 present() {
-	links && { [ "$toolkit" = 0 ] || command -v nvcc >/dev/null 2>&1; }
+	links && { [ "$toolkit" = 0 ] || { command -v nvcc && command -v ptxas; } >/dev/null 2>&1; }
 }
+
+if [ "$check" = 1 ]; then
+	links
+	exit
+fi
 
 if present; then
 	echo "cuda deps: present"
