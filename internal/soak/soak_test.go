@@ -22,7 +22,6 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/datadir"
-	"github.com/reinlm/rein/internal/maskbench"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/internal/race"
 	"github.com/reinlm/rein/internal/vocabtest"
@@ -90,9 +89,7 @@ func TestSoak(t *testing.T) {
 		seeds = uint64(n)
 	}
 	var cases []soakCase
-	files, err := maskbench.Files(datadir.Shared(t, "maskbench"), every)
-	require.NoError(t, err)
-	for _, f := range files {
+	for _, f := range datadir.MaskBench(t).Files(t, every) {
 		raw, err := os.ReadFile(f)
 		require.NoError(t, err)
 		cases = append(cases, soakCase{name: filepath.Base(f), schema: []byte(gjson.GetBytes(raw, "schema").Raw)})
