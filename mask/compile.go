@@ -141,6 +141,7 @@ func (c *Compiled) nodeIndex(n int32) *nodeIndex {
 	if x == nil {
 		st := c.states.Get().(*pda.State)
 		x = classify(c.prog, c.voc, n, st, c.stride)
+		classifications.Add(1)
 		c.states.Put(st)
 		if shareable {
 			x, shared = c.voc.shared.put(shape, x)
@@ -154,6 +155,16 @@ func (c *Compiled) nodeIndex(n int32) *nodeIndex {
 	}
 	return x
 }
+
+// classifications counts the node classifications made in this process.
+var classifications atomic.Int64
+
+// Classifications returns how many node classifications (walks of a
+// vocabulary from one automaton node) this process has made so far: the
+// work a first mask at a node may pay for, unless another grammar's equal
+// node paid for it before. Runners compare it before and after a mask to
+// tell the masks that classified from those that did not.
+func Classifications() int64 { return classifications.Load() }
 
 // Precompute classifies every node now instead of on first visit, for
 // engines that prefer a slower compile to a slower first mask.

@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/latency"
 	"github.com/reinlm/rein/jumpforward"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer"
@@ -308,10 +309,13 @@ func (r *JumpReport) Summary() string {
 	for _, s := range r.Schemas {
 		all.add(s)
 	}
-	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
-	return fmt.Sprintf("jump-forward: %d of %d tokens (%.1f%%) delivered by jump-forward, %d model steps saved, non-canonical tokens %d (%s JSON, %d documents); Next p50 %.1f us p99 %.1f us",
+	var next latency.Sample
+	for _, d := range r.NextTimes {
+		next.Add(d)
+	}
+	return fmt.Sprintf("jump-forward: %d of %d tokens (%.1f%%) delivered by jump-forward, %d model steps saved, non-canonical tokens %d (%s JSON, %d documents); Next %s",
 		all.jumped, all.tokens, pctOf(all.jumped, all.tokens), all.tokens-all.steps, all.nonCanonical, r.whitespace(), all.docs,
-		us(pct(r.NextTimes, 0.5)), us(pct(r.NextTimes, 0.99)))
+		next.String())
 }
 
 // WriteTable prints the per-dataset table and the summary line.

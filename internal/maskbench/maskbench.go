@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -23,6 +22,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/latency"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer"
 )
@@ -43,9 +43,10 @@ type Options struct {
 // SchemaResult is the outcome for one schema file.
 type SchemaResult struct {
 	File, Dataset   string
-	CompileErr      string // "" when it compiled
-	CompileTime     time.Duration
-	Valid, Invalid  int // instances
+	CompileErr      string        // "" when it compiled
+	CompileTime     time.Duration // front-end and automaton
+	FirstMask       time.Duration // the first mask after the compile
+	Valid, Invalid  int           // instances
 	ValidPassed     int
 	InvalidPassed   int
 	InvalidAccepted int
@@ -55,10 +56,11 @@ type SchemaResult struct {
 
 // Report collects a run.
 type Report struct {
-	Schemas   []SchemaResult
-	MaskTimes []time.Duration
-	Tokens    int
-	Wall      time.Duration
+	Schemas    []SchemaResult
+	Masks      latency.Sample // every mask fed a token or asked for the end
+	Classified latency.Sample // the masks among them that classified a node
+	Tokens     int
+	Wall       time.Duration
 }
 
 var datasetSuffix = regexp.MustCompile(`(---.*|_\d+)?\.json$`)
@@ -172,10 +174,12 @@ func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r
 	if err == nil {
 		c, err = mask.Compile(g, o.Vocab)
 	}
-	if err == nil {
-		err = c.NewMatcher().FillBitmask(bm, 0)
-	}
 	res.CompileTime = time.Since(t0)
+	if err == nil {
+		t1 := time.Now()
+		err = c.NewMatcher().FillBitmask(bm, 0)
+		res.FirstMask = time.Since(t1)
+	}
 	if err != nil {
 		res.CompileErr = err.Error()
 		return res
@@ -219,11 +223,9 @@ func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r
 func feed(m *mask.Matcher, ids []int, bm *mask.Bitmask, voc *tokenizer.Vocab, r *Report) (bool, string) {
 	done := 0
 	for _, id := range ids {
-		t := time.Now()
-		if err := m.FillBitmask(bm, 0); err != nil {
+		if err := r.timeMask(m, bm); err != nil {
 			return false, err.Error()
 		}
-		r.MaskTimes = append(r.MaskTimes, time.Since(t))
 		r.Tokens++
 		allowed := bm.Allowed(0, id)
 		if allowed != m.AcceptToken(id) {
@@ -234,11 +236,9 @@ func feed(m *mask.Matcher, ids []int, bm *mask.Bitmask, voc *tokenizer.Vocab, r 
 		}
 		done += len(voc.Bytes(id))
 	}
-	t := time.Now()
-	if err := m.FillBitmask(bm, 0); err != nil {
+	if err := r.timeMask(m, bm); err != nil {
 		return false, err.Error()
 	}
-	r.MaskTimes = append(r.MaskTimes, time.Since(t))
 	for _, s := range voc.StopTokens() {
 		if bm.Allowed(0, s) {
 			return true, ""
@@ -267,29 +267,41 @@ func (r *Report) InvalidAccepted() int {
 	return n
 }
 
-func pct(d []time.Duration, p float64) time.Duration {
-	if len(d) == 0 {
-		return 0
+// timeMask fills m's mask into row 0 of bm, timing it.
+func (r *Report) timeMask(m *mask.Matcher, bm *mask.Bitmask) error {
+	n := mask.Classifications()
+	t := time.Now()
+	err := m.FillBitmask(bm, 0)
+	d := time.Since(t)
+	r.Masks.Add(d)
+	if mask.Classifications() != n {
+		r.Classified.Add(d)
 	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[int(p*float64(len(s)-1))]
+	return err
 }
 
-// Summary is the last line of the report.
+// Summary is the last lines of the report: the pass count, then the
+// percentiles of compile times (front-end and automaton), of the first mask
+// after each compile, and of every mask, and what the masks that classified
+// a node (a first visit no grammar of the run had paid for) cost in all.
 func (r *Report) Summary() string {
-	var compile []time.Duration
+	var compile, first latency.Sample
 	for _, s := range r.Schemas {
 		if s.CompileErr == "" {
-			compile = append(compile, s.CompileTime)
+			compile.Add(s.CompileTime)
+			first.Add(s.FirstMask)
 		}
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
-	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 	n := len(r.Schemas)
-	return fmt.Sprintf("passed %d/%d schemas (%.1f%%), invalid accepted %d, compile p50 %.2f ms p99 %.2f ms, mask p50 %.1f us p99 %.1f us",
+	return fmt.Sprintf("passed %d/%d schemas (%.1f%%), invalid accepted %d\n"+
+		"compile: %s\n"+
+		"first mask after compile: %s\n"+
+		"masks: %s\n"+
+		"masks that classified a node: %d of %d (%.2f%%), %s in all",
 		r.Passed(), n, 100*float64(r.Passed())/float64(max(n, 1)), r.InvalidAccepted(),
-		ms(pct(compile, 0.5)), ms(pct(compile, 0.99)), us(pct(r.MaskTimes, 0.5)), us(pct(r.MaskTimes, 0.99)))
+		compile.String(), first.String(), r.Masks.String(),
+		r.Classified.Len(), r.Masks.Len(), 100*float64(r.Classified.Len())/float64(max(r.Masks.Len(), 1)),
+		r.Classified.Total().Round(time.Millisecond))
 }
 
 // WriteTable prints the per-dataset table and the summary line.
