@@ -268,30 +268,11 @@ func (s *closer) growVisited() {
 }
 
 // intern returns the id of frame (ret, parent), creating it if needed.
-// ftab is an open-addressing index: 0 empty, -1 deleted, id+1 a frame.
 func (s *closer) intern(ret, parent int32) int32 {
 	key := frame{ret, parent}
-	h := frameHash(key)
-	free := int32(-1)
-	for probe := uint32(0); ; probe++ {
-		i := (h + probe) & s.fmask
-		e := s.ftab[i]
-		if e == 0 {
-			if free < 0 {
-				free = int32(i)
-				s.fused++
-			}
-			break
-		}
-		if e < 0 {
-			if free < 0 {
-				free = int32(i)
-			}
-			continue
-		}
-		if s.frames[e-1] == key {
-			return e - 1
-		}
+	id, free := s.lookup(frameHash(key), func(fr frame) bool { return fr == key })
+	if id >= 0 {
+		return id
 	}
 	return s.insert(key, free)
 }
@@ -299,8 +280,23 @@ func (s *closer) intern(ret, parent int32) int32 {
 // internJoin returns the id of the join of members (sorted, distinct, at
 // least two), creating it if needed.
 func (s *closer) internJoin(members []int32) int32 {
-	h := joinHash(members)
-	free := int32(-1)
+	id, free := s.lookup(joinHash(members), func(fr frame) bool {
+		return fr.ret == joinRet && slices.Equal(s.joinMembers(fr), members)
+	})
+	if id >= 0 {
+		return id
+	}
+	off := int32(len(s.members))
+	s.members = append(s.members, int32(len(members)))
+	s.members = append(s.members, members...)
+	return s.insert(frame{joinRet, off}, free)
+}
+
+// lookup finds the frame with hash h that eq accepts in ftab, an
+// open-addressing index (0 empty, -1 deleted, id+1 a frame). It returns its
+// id, or -1 and the slot where it is to be inserted.
+func (s *closer) lookup(h uint32, eq func(frame) bool) (id, free int32) {
+	free = -1
 	for probe := uint32(0); ; probe++ {
 		i := (h + probe) & s.fmask
 		e := s.ftab[i]
@@ -309,7 +305,7 @@ func (s *closer) internJoin(members []int32) int32 {
 				free = int32(i)
 				s.fused++
 			}
-			break
+			return -1, free
 		}
 		if e < 0 {
 			if free < 0 {
@@ -317,14 +313,10 @@ func (s *closer) internJoin(members []int32) int32 {
 			}
 			continue
 		}
-		if fr := s.frames[e-1]; fr.ret == joinRet && slices.Equal(s.joinMembers(fr), members) {
-			return e - 1
+		if eq(s.frames[e-1]) {
+			return e - 1, -1
 		}
 	}
-	off := int32(len(s.members))
-	s.members = append(s.members, int32(len(members)))
-	s.members = append(s.members, members...)
-	return s.insert(frame{joinRet, off}, free)
 }
 
 // insert adds frame key at the free index slot.
