@@ -3,8 +3,8 @@ package jumpforward
 import (
 	"bytes"
 	"slices"
-	"sync"
 
+	"github.com/reinlm/rein/internal/pervocab"
 	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
@@ -38,15 +38,11 @@ func (s *sortedTokens) len() int { return len(s.off) - 1 }
 
 func (s *sortedTokens) at(i int) []byte { return s.data[s.off[i]:s.off[i+1]] }
 
-var prefixIndexes sync.Map // *tokenizer.Vocab -> *prefixIndex
+// prefixIndexes holds the index of every vocabulary in use, dropped once
+// nothing holds its Vocab.
+var prefixIndexes pervocab.Cache[prefixIndex]
 
-func indexFor(voc *tokenizer.Vocab) *prefixIndex {
-	if x, ok := prefixIndexes.Load(voc); ok {
-		return x.(*prefixIndex)
-	}
-	x, _ := prefixIndexes.LoadOrStore(voc, buildPrefixIndex(voc))
-	return x.(*prefixIndex)
-}
+func indexFor(voc *tokenizer.Vocab) *prefixIndex { return prefixIndexes.Get(voc, buildPrefixIndex) }
 
 func buildPrefixIndex(voc *tokenizer.Vocab) *prefixIndex {
 	var toks [][]byte

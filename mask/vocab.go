@@ -2,12 +2,10 @@ package mask
 
 import (
 	"bytes"
-	"runtime"
 	"slices"
-	"sync"
 	"unicode/utf8"
-	"weak"
 
+	"github.com/reinlm/rein/internal/pervocab"
 	"github.com/reinlm/rein/tokenizer"
 )
 
@@ -44,29 +42,13 @@ type vocabIndex struct {
 
 func (v *vocabIndex) tok(i int32) []byte { return v.data[v.off[i]:v.off[i+1]] }
 
-// vocabIndexes holds the index of every vocabulary in use, keyed weakly:
-// once a Vocab is unreachable (no Compiled grammar or caller holds it), its
-// index and shared classifications are dropped with it.
-var vocabIndexes sync.Map // weak.Pointer[tokenizer.Vocab] -> *vocabIndex
+// vocabIndexes holds the index of every vocabulary in use; an index is
+// dropped, with its shared classifications, once nothing holds its Vocab.
+var vocabIndexes pervocab.Cache[vocabIndex]
 
-func lookupVocab(voc *tokenizer.Vocab) *vocabIndex {
-	if v, ok := vocabIndexes.Load(weak.Make(voc)); ok {
-		return v.(*vocabIndex)
-	}
-	return nil
-}
+func lookupVocab(voc *tokenizer.Vocab) *vocabIndex { return vocabIndexes.Lookup(voc) }
 
-func indexVocab(voc *tokenizer.Vocab) *vocabIndex {
-	if v := lookupVocab(voc); v != nil {
-		return v
-	}
-	key := weak.Make(voc)
-	actual, loaded := vocabIndexes.LoadOrStore(key, buildVocabIndex(voc))
-	if !loaded {
-		runtime.AddCleanup(voc, func(k weak.Pointer[tokenizer.Vocab]) { vocabIndexes.Delete(k) }, key)
-	}
-	return actual.(*vocabIndex)
-}
+func indexVocab(voc *tokenizer.Vocab) *vocabIndex { return vocabIndexes.Get(voc, buildVocabIndex) }
 
 func buildVocabIndex(voc *tokenizer.Vocab) *vocabIndex {
 	n := voc.Size()

@@ -12,11 +12,7 @@ import (
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
 
-func countVocabIndexes() int {
-	n := 0
-	vocabIndexes.Range(func(_, _ any) bool { n++; return true })
-	return n
-}
+func countVocabIndexes() int { return vocabIndexes.Len() }
 
 // TestVocabIndexReleased: a vocabulary's index and shared classifications
 // are dropped once nothing holds the vocabulary. Ten WithLogitWidth copies
