@@ -124,7 +124,7 @@ func (s *Spec) grammar(ctx context.Context, loadRef func(context.Context, string
 		}
 		return grammar.FromJSONSchemaContext(ctx, []byte(s.Source), opts)
 	case KindGBNF:
-		g, err := grammar.ParseGBNF(s.Source, s.Root)
+		g, err := grammar.ParseGBNFContext(ctx, s.Source, s.Root)
 		return g, nil, err
 	case KindJSON:
 		return grammar.JSON(), nil, nil

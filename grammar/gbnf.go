@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -63,14 +64,23 @@ const (
 // MaxGBNFSize is a single *Error. Either way, errors.As with an *Error target
 // finds the first error.
 func ParseGBNF(src string, root string) (*Grammar, error) {
+	return ParseGBNFContext(context.Background(), src, root)
+}
+
+// ParseGBNFContext is ParseGBNF under ctx: once ctx is done the parse stops
+// within a few thousand items and returns an *Error wrapping ctx.Err().
+func ParseGBNFContext(ctx context.Context, src string, root string) (*Grammar, error) {
 	if root == "" {
 		root = "root"
 	}
 	if len(src) > MaxGBNFSize {
 		return nil, &Error{Source: "gbnf", Msg: fmt.Sprintf("source is %d bytes, more than the limit of %d", len(src), MaxGBNFSize), Err: ErrLimit}
 	}
-	p := &gbnfParser{src: src, index: map[string]int{}, info: map[*Expr]gbnfInfo{}}
+	p := &gbnfParser{ctx: ctx, src: src, index: map[string]int{}, info: map[*Expr]gbnfInfo{}}
 	p.parse()
+	if p.stopped != nil {
+		return nil, &Error{Source: "gbnf", Msg: "parse stopped: " + p.stopped.Error(), Err: p.stopped}
+	}
 	if len(p.errs) > 0 {
 		return nil, p.sortedErrs()
 	}
@@ -89,6 +99,10 @@ func ParseGBNF(src string, root string) (*Grammar, error) {
 // gbnfParser is a recursive-descent parser over the source text. Rules are
 // numbered in the order their names first appear, definitions or references.
 type gbnfParser struct {
+	ctx     context.Context
+	steps   int   // items parsed, to look at ctx now and then
+	stopped error // ctx's error once it is done
+
 	src   string
 	off   int
 	lines posTable
@@ -122,6 +136,9 @@ func (p *gbnfParser) parse() {
 	p.skipSpace(true)
 	for p.off < len(p.src) {
 		if err := p.parseRule(); err != nil {
+			if p.stopped != nil {
+				return
+			}
 			p.skipToNextRule()
 		}
 		p.skipSpace(true)
@@ -312,6 +329,12 @@ func (p *gbnfParser) parseAlternates(nested bool) (*Expr, error) {
 func (p *gbnfParser) parseSequence(nested bool) (*Expr, error) {
 	var items []*Expr
 	for !p.eof() {
+		if p.steps++; p.steps%1024 == 0 {
+			if err := p.ctx.Err(); err != nil {
+				p.stopped = err
+				return nil, err
+			}
+		}
 		start := p.off
 		var item *Expr
 		var err error

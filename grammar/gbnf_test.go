@@ -1,7 +1,9 @@
 package grammar_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"flag"
 	"os"
 	"path/filepath"
@@ -657,4 +659,42 @@ func TestPrintedGBNFReadsBack(t *testing.T) {
 		require.NoError(t, err, "%s printed as %s", src, g.String())
 		assert.Equal(t, g.String(), again.String(), src)
 	}
+}
+
+// countingCtx is a context whose Err reports Canceled from its n-th call on,
+// so a test can stop a parse partway without a timer.
+type countingCtx struct {
+	context.Context
+	calls, after int
+}
+
+func (c *countingCtx) Err() error {
+	c.calls++
+	if c.calls >= c.after {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestParseGBNFContext: a parse stops soon after its context is done, with
+// an error wrapping the context's, and looks at the context rarely.
+func TestParseGBNFContext(t *testing.T) {
+	var src strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&src, "r%d ::= \"a\" \"b\" \"c\" \"d\" \"e\" r%d\n", i, i+1)
+	}
+	src.WriteString("r2000 ::= \"z\"\nroot ::= r0\n")
+	g, err := grammar.ParseGBNF(src.String(), "root")
+	require.NoError(t, err)
+	require.Len(t, g.Rules, 2002)
+
+	ctx := &countingCtx{Context: context.Background(), after: 3}
+	_, err = grammar.ParseGBNFContext(ctx, src.String(), "root")
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 3, ctx.calls, "the parse stops at the first look after the end")
+
+	ctx = &countingCtx{Context: context.Background(), after: 1 << 30}
+	_, err = grammar.ParseGBNFContext(ctx, src.String(), "root")
+	require.NoError(t, err)
+	assert.LessOrEqual(t, ctx.calls, 2000*7/1024+1, "one look per 1,024 items")
 }
