@@ -66,9 +66,13 @@ func (c *lru) put(key string, res result) {
 // shared bytes, is within its budget, and returns how many it dropped.
 func (c *lru) evict() int64 {
 	var n int64
+	// The shared bytes count up to half the budget, which is what
+	// NewCompiler lets them take: a larger figure (another Compiler of the
+	// vocabulary set a larger budget since) is not this cache's to pay for
+	// by flushing its own entries.
 	var shared int64
 	if c.shared != nil {
-		shared = c.shared()
+		shared = min(c.shared(), c.budget/2)
 	}
 	for c.total+shared > c.budget && c.head.prev != &c.head {
 		c.remove(c.head.prev)

@@ -178,8 +178,9 @@ const DefaultCacheBytes = 256 << 20
 // automaton and the part of the lazy token index it holds alone), and, once,
 // the node classifications the vocabulary's grammars share
 // (mask.SharedIndexBytes), which NewCompiler bounds to half the budget with
-// mask.SetSharedIndexBudget (for every Compiler of the vocabulary: the last
-// one made sets it). The index grows while
+// mask.SetSharedIndexBudget (the budget is the vocabulary's: the last
+// Compiler made with a cache sets it, and each Compiler counts at most half
+// its own budget for it). The index grows while
 // matchers use a grammar, so sizes are measured again whenever an entry is
 // looked up (that entry) or added (every entry); between those moments the
 // cache may hold more than its budget. A grammar larger than the whole
@@ -250,8 +251,10 @@ func NewCompiler(vocab *tokenizer.Vocab, opts CompilerOptions) (*Compiler, error
 		inflight: map[string]*flight{},
 	}
 	c.cache.budget = opts.CacheBytes
-	c.cache.shared = func() int64 { return int64(mask.SharedIndexBytes(vocab)) }
-	mask.SetSharedIndexBudget(vocab, int(opts.CacheBytes/2))
+	if opts.CacheBytes > 0 {
+		c.cache.shared = func() int64 { return int64(mask.SharedIndexBytes(vocab)) }
+		mask.SetSharedIndexBudget(vocab, int(opts.CacheBytes/2))
+	}
 	return c, nil
 }
 
@@ -264,7 +267,7 @@ func (c *Compiler) Stats() CompilerStats {
 	defer c.mu.Unlock()
 	s := c.stats
 	s.Entries, s.FailedEntries, s.Bytes = c.cache.len(), c.cache.failed, c.cache.total
-	s.SharedBytes = c.cache.shared()
+	s.SharedBytes = int64(mask.SharedIndexBytes(c.vocab))
 	return s
 }
 

@@ -163,6 +163,8 @@ func TestMisuseIsAnError(t *testing.T) {
 
 		// tokenizer
 		{"WithLogitWidth below the size", func() error { _, err := voc.WithLogitWidth(-1); return err }, tokenizer.ErrArgument, false},
+		{"WithLogitWidth of a nil Vocab", func() error { _, err := (*tokenizer.Vocab)(nil).WithLogitWidth(1); return err }, tokenizer.ErrArgument, false},
+		{"WithStopTokens of a nil Vocab", func() error { _, err := (*tokenizer.Vocab)(nil).WithStopTokens(nil); return err }, tokenizer.ErrArgument, false},
 		{"WithStopTokens negative id", func() error { _, err := voc.WithStopTokens([]int{-1}); return err }, tokenizer.ErrArgument, false},
 		{"WithStopTokens id past the end", func() error { _, err := voc.WithStopTokens([]int{size}); return err }, tokenizer.ErrArgument, false},
 

@@ -122,7 +122,7 @@ func (c *schemaCompiler) objectExtras(s *jsSchema, declared []string) ([]jsExtra
 		if err != nil || v == nil {
 			return nil, err
 		}
-		key, err := c.keyRule("key:"+strings.Join(declared, "\x00"), func() (*Expr, error) { return c.keyExcluding(declared) })
+		key, err := c.keyRule("key:"+strings.Join(declared, "\x00"), func() (*Expr, error) { return c.keyExcluding(s.ptr, declared) })
 		if err != nil {
 			return nil, err
 		}
@@ -262,7 +262,15 @@ func (c *schemaCompiler) propertyNamesDFA(s *jsSchema) (*jsRDFA, bool, error) {
 // trie of the names in which every other character leads to "anything".
 // The continuations are shared rules, and the subtrees of large tries rules
 // of their own, so that thousands of names stay small automata.
-func (c *schemaCompiler) keyExcluding(names []string) (*Expr, error) {
+func (c *schemaCompiler) keyExcluding(ptr string, names []string) (*Expr, error) {
+	// Names come from properties, whose keys the scan bounded, but also
+	// from required and the like, which are strings: bound them as keys
+	// before they cost a trie node per character.
+	for _, n := range names {
+		if len(n) > c.opts.MaxKeyBytes {
+			return nil, c.limitf(ptr, "", "a property name of %d bytes is longer than MaxKeyBytes (%d)", len(n), c.opts.MaxKeyBytes)
+		}
+	}
 	type node struct {
 		end      bool
 		children map[rune]*node

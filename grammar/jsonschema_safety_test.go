@@ -42,6 +42,10 @@ func TestJSONSchemaInputBounds(t *testing.T) {
 		{"number digits", `{"properties":{"n":{"multipleOf":0.` + strings.Repeat("1", 200) + `}}}`, grammar.SchemaOptions{}, "/properties/n/multipleOf"},
 		{"nesting before parsing", strings.Repeat("[", 5_000_000), grammar.SchemaOptions{}, ""},
 		{"enum size", `{"enum":[1,2,3]}`, grammar.SchemaOptions{MaxEnum: 2}, "/enum"},
+		// A name in required is a string, not a key, to the scan: the
+		// key-exclusion builder bounds it before building a trie node per
+		// character (hundreds of MB for this 1 MB schema otherwise).
+		{"a 1,000,000-character required name", `{"type":"object","required":["` + strings.Repeat("a", 1_000_000) + `"]}`, grammar.SchemaOptions{}, "#"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := grammar.FromJSONSchema([]byte(tc.schema), tc.opts)

@@ -25,8 +25,11 @@ const DefaultSharedIndexBudget = 256 << 20
 // shared ones fit the budget; past it, new classifications stay private to
 // the grammar that made them (and count in its MemoryBytes). 0 turns sharing
 // off for vocab. A rein.Compiler sets it to half its own cache budget, so
-// that its budget covers both.
+// that its budget covers both. A nil vocab is ignored.
 func SetSharedIndexBudget(vocab *tokenizer.Vocab, bytes int) {
+	if vocab == nil {
+		return
+	}
 	indexVocab(vocab).shared.budget.Store(int64(bytes))
 }
 
@@ -70,8 +73,15 @@ func SharedIndexBytes(vocab *tokenizer.Vocab) int {
 type indexCache struct {
 	budget atomic.Int64 // bytes (DefaultSharedIndexBudget when built)
 	mu     sync.Mutex
-	m      map[string]weak.Pointer[nodeIndex]
-	bytes  int
+	m      map[string]sharedEntry
+	bytes  int // the sizes of the entries in m
+}
+
+// sharedEntry is a shared classification, held weakly, and the bytes it is
+// counted for.
+type sharedEntry struct {
+	wp   weak.Pointer[nodeIndex]
+	size int
 }
 
 // get returns the classification stored for shape, or nil.
@@ -81,31 +91,40 @@ func (c *indexCache) get(shape []byte, ok bool) *nodeIndex {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m[string(shape)].Value()
+	return c.m[string(shape)].wp.Value()
 }
 
 // put shares x under shape, unless another goroutine shared one first
-// (returned instead) or the shared classifications would exceed the budget;
-// it reports whether the returned classification is shared.
+// (returned instead), x records a failure (which depends on the grammar's
+// limits, not on the shape) or the shared classifications would exceed the
+// budget; it reports whether the returned classification is shared.
 func (c *indexCache) put(shape []byte, x *nodeIndex) (*nodeIndex, bool) {
+	if x.err != nil {
+		return x, false
+	}
 	size := len(shape) + x.sizeBytes() + sharedEntryBytes
 	budget := int(c.budget.Load())
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old := c.m[string(shape)].Value(); old != nil {
-		return old, true
+	key := string(shape)
+	if old, ok := c.m[key]; ok {
+		if x := old.wp.Value(); x != nil {
+			return x, true
+		}
+		// Collected, its cleanup not run yet: it leaves now.
+		delete(c.m, key)
+		c.bytes -= old.size
 	}
 	if c.bytes+size > budget {
 		return x, false
 	}
 	if c.m == nil {
-		c.m = map[string]weak.Pointer[nodeIndex]{}
+		c.m = map[string]sharedEntry{}
 	}
-	key := string(shape)
-	wp := weak.Make(x)
-	c.m[key] = wp
+	e := sharedEntry{weak.Make(x), size}
+	c.m[key] = e
 	c.bytes += size
-	runtime.AddCleanup(x, c.drop, sharedEntry{key, wp, size})
+	runtime.AddCleanup(x, c.drop, droppedEntry{key, e.wp})
 	return x, true
 }
 
@@ -113,19 +132,18 @@ func (c *indexCache) put(shape []byte, x *nodeIndex) (*nodeIndex, bool) {
 // the classification: the map entry, the weak pointer and the cleanup.
 const sharedEntryBytes = 192
 
-type sharedEntry struct {
-	key  string
-	wp   weak.Pointer[nodeIndex]
-	size int
+type droppedEntry struct {
+	key string
+	wp  weak.Pointer[nodeIndex]
 }
 
 // drop removes a collected classification, unless the cache was reset or
-// the shape shared again since.
-func (c *indexCache) drop(e sharedEntry) {
+// the shape shared again since (put then took it out already).
+func (c *indexCache) drop(e droppedEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if wp, ok := c.m[e.key]; ok && wp == e.wp {
+	if old, ok := c.m[e.key]; ok && old.wp == e.wp {
 		delete(c.m, e.key)
-		c.bytes -= e.size
+		c.bytes -= old.size
 	}
 }

@@ -1,6 +1,7 @@
 package mask
 
 import (
+	"errors"
 	"runtime"
 	"testing"
 	"time"
@@ -76,4 +77,36 @@ func TestSharedClassificationsChargedOnce(t *testing.T) {
 	assert.Less(t, second.MemoryBytes()-second.prog.MemoryBytes(), shared, "shared bytes are not charged to the grammar")
 	ResetSharedIndex(v)
 	assert.Zero(t, SharedIndexBytes(v))
+}
+
+// TestSharedCacheCountsWhatItHolds: classifications that are collected and
+// then shared again under the same shape (put may run before the old one's
+// cleanup) leave the count exact: once all are collected it is zero.
+func TestSharedCacheCountsWhatItHolds(t *testing.T) {
+	var c indexCache
+	c.budget.Store(1 << 20)
+	for i := 0; i < 50; i++ {
+		x := &nodeIndex{accepted: make([]int32, 10+i)}
+		got, shared := c.put([]byte("shape"), x)
+		require.True(t, shared)
+		require.Same(t, x, got)
+		runtime.GC() // x is collected; its cleanup may run before or after the next put
+	}
+	failed := &nodeIndex{err: errors.New("limit")}
+	_, shared := c.put([]byte("failed"), failed)
+	assert.False(t, shared, "a failed classification is never shared")
+	for i := 0; i < 100; i++ {
+		runtime.GC()
+		c.mu.Lock()
+		n := len(c.m)
+		c.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // cleanups run on their own goroutine
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	assert.Empty(t, c.m)
+	assert.Zero(t, c.bytes)
 }

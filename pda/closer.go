@@ -12,7 +12,9 @@ import "slices"
 // the stack a real graph-structured stack: an ambiguous grammar that would
 // otherwise double its stacks on every byte keeps one top per node, and the
 // work of a byte depends on the grammar, not on the length of the input. Both
-// kinds are hash-consed, so equal stacks have equal frame ids.
+// kinds are hash-consed: equal call frames, and joins of equal members, have
+// equal ids (joins are not flattened, so the same stacks reached by
+// different merges may still have different ids).
 type closer struct {
 	frames  []frame
 	members []int32 // joins' members: a count, then the sorted frame ids
@@ -46,13 +48,18 @@ const joinRet = -2
 const DefaultMaxStepWork = 1 << 12
 
 func (s *closer) init(p *Program) {
+	s.setLimit(p)
+	s.ftab = make([]int32, 64)
+	s.fmask = 63
+	s.initVisited()
+}
+
+// setLimit takes p's step work limit.
+func (s *closer) setLimit(p *Program) {
 	s.maxWork = p.stepWork
 	if s.maxWork <= 0 {
 		s.maxWork = DefaultMaxStepWork
 	}
-	s.ftab = make([]int32, 64)
-	s.fmask = 63
-	s.initVisited()
 }
 
 func (s *closer) initVisited() {

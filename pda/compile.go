@@ -12,8 +12,7 @@ import (
 )
 
 // Limits bound what Compile may build, and the work a State of the program
-// may do for one byte. The zero value means DefaultLimits; a zero
-// MaxStepWork means DefaultMaxStepWork.
+// may do for one byte. A zero field means its value in DefaultLimits.
 type Limits struct {
 	MaxRuleStates  int // DFA states of one rule
 	MaxTotalStates int // DFA states of all rules together
@@ -24,6 +23,20 @@ type Limits struct {
 // DefaultLimits are generous enough for large real-world schemas and small
 // enough that a hostile grammar fails in well under a second.
 var DefaultLimits = Limits{MaxRuleStates: 20000, MaxTotalStates: 200000, MaxNFAStates: 400000, MaxStepWork: DefaultMaxStepWork}
+
+// withDefaults replaces each zero (or negative) field by DefaultLimits'.
+func (l Limits) withDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxRuleStates, DefaultLimits.MaxRuleStates)
+	def(&l.MaxTotalStates, DefaultLimits.MaxTotalStates)
+	def(&l.MaxNFAStates, DefaultLimits.MaxNFAStates)
+	def(&l.MaxStepWork, DefaultLimits.MaxStepWork)
+	return l
+}
 
 // ErrLeftRecursion reports a rule that can call itself before consuming a byte.
 var ErrLeftRecursion = errors.New("left recursion")
@@ -121,12 +134,7 @@ func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
 // look at ctx every few thousand steps, and the passes over all rules
 // between rules, so it returns within about a millisecond of the end.
 func CompileContext(ctx context.Context, g *grammar.Grammar, lim Limits) (*Program, error) {
-	if lim == (Limits{}) {
-		lim = DefaultLimits
-	}
-	if lim.MaxStepWork <= 0 {
-		lim.MaxStepWork = DefaultMaxStepWork
-	}
+	lim = lim.withDefaults()
 	if ctx == nil {
 		ctx = context.Background()
 	}

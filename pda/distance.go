@@ -117,7 +117,7 @@ func (s *State) frameDistance(f int32, dist []int32) int {
 				below = s.fdist[fr.parent]
 			}
 			if below != Unreachable {
-				d = r + below
+				d = int32(min(int64(r)+int64(below), Unreachable)) // saturating
 			}
 		}
 		s.fdist = append(s.fdist, d)

@@ -4,9 +4,10 @@ package pda
 // that build their own automaton over configurations (token classification
 // in package mask). A configuration is a set of stack tops; the frames they
 // point into are interned and never dropped until Reset, so two
-// configurations are the same stacks exactly when their sorted tops are
-// equal, and can be compared and hashed by them. Tops that share a node are
-// merged as in a State, so Step returns them sorted, one per node.
+// configurations with equal sorted tops are the same stacks, and can be
+// compared and hashed by them (the converse may fail, as joins are not
+// flattened: equal stacks then just take two entries). Tops that share a
+// node are merged as in a State, so Step returns them sorted, one per node.
 //
 // A Stepper is used by one goroutine at a time.
 type Stepper struct {
@@ -27,6 +28,7 @@ func NewStepper(p *Program) *Stepper {
 func (s *Stepper) Reset(p *Program) {
 	if p != nil {
 		s.p = p
+		s.closer.setLimit(p)
 	}
 	s.resetFrames()
 	s.over = false

@@ -53,6 +53,9 @@ func (v *Vocab) LogitWidth() int { return v.width }
 // WithLogitWidth returns a copy of v whose LogitWidth is n, which must be at
 // least Size (an error wrapping ErrArgument otherwise).
 func (v *Vocab) WithLogitWidth(n int) (*Vocab, error) {
+	if v == nil {
+		return nil, fmt.Errorf("%w: nil vocabulary", ErrArgument)
+	}
 	if n < v.Size() {
 		return nil, fmt.Errorf("%w: logit width %d is smaller than the vocabulary size %d", ErrArgument, n, v.Size())
 	}
@@ -94,6 +97,9 @@ func (v *Vocab) StopTokens() []int { return slices.Clone(v.stops) }
 // removed). Every id must be a token of v, not a hole (an error wrapping
 // ErrArgument otherwise).
 func (v *Vocab) WithStopTokens(ids []int) (*Vocab, error) {
+	if v == nil {
+		return nil, fmt.Errorf("%w: nil vocabulary", ErrArgument)
+	}
 	stops := slices.Clone(ids)
 	for _, id := range stops {
 		if id < 0 || id >= v.Size() || v.kind[id] == kindHole {
