@@ -199,8 +199,8 @@ func TestFailedCompilesAreCached(t *testing.T) {
 // or after its only request's deadline, a compile stuck in the automaton
 // stage frees its worker: overshoot-ms is the p50 over the iterations and
 // max-overshoot-ms the largest. The limit (100 ms) is past the GBNF
-// front-end's share (about 20 ms for this grammar), which does not look at
-// the context, so the limit falls in the automaton stage.
+// front-end's share (about 20 ms for this grammar), so the limit falls in the
+// automaton stage.
 func BenchmarkCompileTimeoutOvershoot(b *testing.B) {
 	voc := vocabtest.Load(b, "gpt2")
 	spec := slowGBNF(2000)

@@ -156,14 +156,9 @@ func (a *walkDFA) byteClasses(s int32) {
 	}
 }
 
-// intern returns the state of the configuration tops (reordering tops).
+// intern returns the state of the configuration tops, which are sorted (as
+// pda.Stepper.Step returns them).
 func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
-	// Insertion sort: configurations hold a few tops.
-	for i := 1; i < len(tops); i++ {
-		for j := i; j > 0 && topLess(tops[j], tops[j-1]); j-- {
-			tops[j], tops[j-1] = tops[j-1], tops[j]
-		}
-	}
 	a.key = a.key[:0]
 	if end {
 		a.key = append(a.key, 1)
@@ -190,10 +185,6 @@ func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
 	a.byteClasses(s)
 	a.loops = append(a.loops, loopInfo{})
 	return s
-}
-
-func topLess(x, y pda.Top) bool {
-	return x.Node < y.Node || x.Node == y.Node && x.Frame < y.Frame
 }
 
 // utf8Seqs are the multi-byte UTF-8 characters, as byte ranges.
