@@ -105,7 +105,7 @@ func (b *Bitmask) Count(r int) int {
 // of its rows.
 func (b *Bitmask) mustRow(op string, r int) {
 	if err := b.Check(); err != nil {
-		panic(fmt.Errorf("Bitmask.%s: %w", op, err))
+		panic(fmt.Errorf("mask: Bitmask.%s: %w", op, err))
 	}
 	if r < 0 || r >= b.Rows {
 		panic(fmt.Errorf("%w: Bitmask.%s: row %d outside a bitmask of %d rows", ErrRow, op, r, b.Rows))
