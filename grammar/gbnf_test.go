@@ -3,8 +3,8 @@ package grammar_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"

@@ -256,6 +256,9 @@ func (c *schemaCompiler) compile(schema []byte) (*Grammar, error) {
 	if root < 0 {
 		return nil, c.errorf("", "", nil, "the schema accepts no value")
 	}
+	if err := c.ix.checkUnique(); err != nil {
+		return nil, err
+	}
 	g := jsPrune(&Grammar{Rules: c.rules, Root: root})
 	if err := g.Validate(); err != nil {
 		return nil, &Error{Source: "jsonschema", Msg: err.Error(), Err: err}

@@ -747,7 +747,7 @@ func (c *schemaCompiler) refDNF(n, ref *jsNode, kw string) ([]*jsSchema, error) 
 	if err != nil {
 		return nil, err
 	}
-	target, ok := c.ix.staticRef(ref.str, kw, target)
+	target, ok := c.ix.staticRef(n.ptr, ref.str, kw, target)
 	if !ok {
 		if err := c.unsupported(n.ptr, kw, "%q may resolve to another schema depending on the dynamic scope, which cannot be followed", ref.str); err != nil {
 			return nil, err

@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/big"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -121,6 +123,38 @@ type schemaIndex struct {
 	dynamic   map[string]int
 	recursive int
 	rootBase  string // base URI of the root schema resource
+	// uniqueBy records the references resolved because their anchor was
+	// the only one read so far (the anchor's name, "" for
+	// $recursiveAnchor), with the pointer of the first: a document loaded
+	// later may bring a second, and checkUnique then refuses the schema.
+	uniqueBy map[string]string
+}
+
+// checkUnique reports the references resolved by a unique anchor that a
+// document read afterwards made ambiguous.
+func (ix *schemaIndex) checkUnique() error {
+	for _, name := range slices.Sorted(maps.Keys(ix.uniqueBy)) {
+		ptr := ix.uniqueBy[name]
+		n, kw := ix.recursive, "$recursiveRef"
+		if name != "" {
+			n, kw = ix.dynamic[name], "$dynamicRef"
+		}
+		if n > 1 {
+			if err := ix.c.unsupported(ptr, kw, "resolved by the only dynamic anchor read at the time, but a document loaded later has another: the target depends on the dynamic scope, which cannot be followed"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (ix *schemaIndex) unique(name, ptr string) {
+	if ix.uniqueBy == nil {
+		ix.uniqueBy = map[string]string{}
+	}
+	if _, ok := ix.uniqueBy[name]; !ok {
+		ix.uniqueBy[name] = ptr
+	}
 }
 
 // jsDefaultBase is the base URI of a root schema without $id.
@@ -432,8 +466,9 @@ func jsSplitFragment(u string) (string, string) {
 // scope: the root resource's, when it has one (the root is the outermost
 // scope of every evaluation), else target when it is the only one. A
 // $recursiveRef lands on target when target has no "$recursiveAnchor": true
-// or is the only one.
-func (ix *schemaIndex) staticRef(ref, kw string, target *jsNode) (*jsNode, bool) {
+// or is the only one. "The only one" counts the documents read so far;
+// checkUnique looks again once every document is read.
+func (ix *schemaIndex) staticRef(ptr, ref, kw string, target *jsNode) (*jsNode, bool) {
 	switch kw {
 	case "$dynamicRef":
 		_, frag := jsSplitFragment(ref)
@@ -446,12 +481,14 @@ func (ix *schemaIndex) staticRef(ref, kw string, target *jsNode) (*jsNode, bool)
 				return n, true
 			}
 		}
+		ix.unique(frag, ptr)
 		return target, ix.dynamic[frag] <= 1
 	case "$recursiveRef":
 		a := target.get("$recursiveAnchor")
 		if a == nil || a.kind != jsBool || !a.b {
 			return target, true
 		}
+		ix.unique("", ptr)
 		return target, ix.recursive <= 1
 	}
 	return target, true

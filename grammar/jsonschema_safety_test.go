@@ -286,3 +286,34 @@ func TestJSONSchemaNotText(t *testing.T) {
 		assert.Equal(t, ptr, e.Pointer, schema)
 	}
 }
+
+// TestJSONSchemaDynamicRefLoadedLater: a $dynamicRef resolved by the only
+// $dynamicAnchor of its name read so far is refused once a document loaded
+// later brings a second one (the target then depends on the dynamic scope).
+func TestJSONSchemaDynamicRefLoadedLater(t *testing.T) {
+	docs := map[string]string{
+		"https://example.com/tree":        `{"$id":"https://example.com/tree","$dynamicAnchor":"node","type":"object","properties":{"children":{"type":"array","items":{"$dynamicRef":"#node"}}}}`,
+		"https://example.com/strict-tree": `{"$id":"https://example.com/strict-tree","$dynamicAnchor":"node","$ref":"tree","unevaluatedProperties":false}`,
+	}
+	load := func(_ context.Context, uri string) ([]byte, error) {
+		d, ok := docs[uri]
+		if !ok {
+			return nil, fmt.Errorf("no document %s", uri)
+		}
+		return []byte(d), nil
+	}
+	// Property a's tree is compiled, its $dynamicRef resolved, before
+	// property b loads the second anchor.
+	schema := `{"type":"object","properties":{"a":{"$ref":"https://example.com/tree"},"b":{"$ref":"https://example.com/strict-tree"}}}`
+	_, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{LoadRef: load})
+	require.ErrorIs(t, err, grammar.ErrUnsupported)
+	assert.Contains(t, err.Error(), "$dynamicRef")
+
+	// One tree alone resolves statically.
+	_, _, err = grammar.FromJSONSchema([]byte(`{"$ref":"https://example.com/tree"}`), grammar.SchemaOptions{LoadRef: load})
+	require.NoError(t, err)
+	// Lenient: a warning instead.
+	_, warns, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{LoadRef: load, Lenient: true})
+	require.NoError(t, err)
+	assert.NotEmpty(t, warns)
+}
