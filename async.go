@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/mask"
@@ -15,8 +16,15 @@ type result struct {
 	compiled *mask.Compiled
 	warnings []grammar.Warning
 	err      error
-	keep     bool // a failure that says something about the spec, so it is cached
+	keep     bool      // a failure that says something about the spec, so it is cached
+	expires  time.Time // when a cached failure stops counting (zero: never)
 }
+
+// timeoutTTL is how long a compile that ran out of CompilerOptions.Timeout
+// is remembered: long enough that a client retrying a hostile spec costs
+// nothing, short enough that a spec that timed out under a passing load is
+// compiled again.
+const timeoutTTL = time.Minute
 
 // flight is one compile running on behalf of every request that asked for
 // its key while it ran. Its fields other than done and res are guarded by
@@ -146,6 +154,7 @@ func (c *Compiler) work(f *flight) result {
 		res.err = context.Cause(f.ctx) // abandoned: every waiter has gone
 	case ctx.Err() != nil:
 		res.err, res.keep = context.Cause(ctx), true // the time limit
+		res.expires = time.Now().Add(timeoutTTL)
 	default:
 		res.keep = !errors.Is(res.err, context.Canceled) && !errors.Is(res.err, context.DeadlineExceeded)
 	}

@@ -1,5 +1,7 @@
 package rein
 
+import "time"
+
 // lru is the Compiler's cache: compiled grammars and failed compiles by key,
 // most recently used first, within a byte budget. Sizes are each grammar's
 // MemoryBytes plus its key's length, measured again when an entry is looked
@@ -31,11 +33,16 @@ func (c *lru) init() {
 	}
 }
 
-// get returns the entry of key, now the most recent, or nil.
+// get returns the entry of key, now the most recent, or nil (also when it
+// held a failure that has expired, which leaves).
 func (c *lru) get(key string) *entry {
 	c.init()
 	e := c.items[key]
 	if e == nil {
+		return nil
+	}
+	if !e.res.expires.IsZero() && time.Now().After(e.res.expires) {
+		c.remove(e)
 		return nil
 	}
 	c.measure(e)

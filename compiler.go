@@ -198,7 +198,8 @@ const DefaultCacheBytes = 256 << 20
 // Failed compiles are cached too, so that a client retrying a bad or hostile
 // spec costs nothing: a front-end error, an automaton limit, a panic, and a
 // compile that ran out of CompilerOptions.Timeout (the same spec would run
-// out of it again). Each failure is charged its key's length plus a small
+// out of it again; as load may have been to blame, a time-out is remembered
+// for a minute only). Each failure is charged its key's length plus a small
 // fixed amount (see CompilerStats.FailedEntries). Not cached: a compile
 // stopped because every request waiting for it went away (its requests'
 // reasons, not the spec's), and an error from LoadRef that wraps
