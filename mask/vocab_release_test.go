@@ -79,34 +79,28 @@ func TestSharedClassificationsChargedOnce(t *testing.T) {
 	assert.Zero(t, SharedIndexBytes(v))
 }
 
-// TestSharedCacheCountsWhatItHolds: classifications that are collected and
-// then shared again under the same shape (put may run before the old one's
-// cleanup) leave the count exact: once all are collected it is zero.
+// TestSharedCacheCountsWhatItHolds: the shared cache counts exactly the
+// classifications it holds; past its budget, and for failures, a
+// classification stays private and changes nothing.
 func TestSharedCacheCountsWhatItHolds(t *testing.T) {
 	var c indexCache
-	c.budget.Store(1 << 20)
-	for i := 0; i < 50; i++ {
-		x := &nodeIndex{accepted: make([]int32, 10+i)}
-		got, shared := c.put([]byte("shape"), x)
-		require.True(t, shared)
-		require.Same(t, x, got)
-		runtime.GC() // x is collected; its cleanup may run before or after the next put
+	x := &nodeIndex{accepted: make([]int32, 100)}
+	size := len("a") + x.sizeBytes() + sharedEntryBytes
+	c.budget.Store(int64(2*size + size/2))
+	for _, k := range []string{"a", "b"} {
+		got, shared := c.put([]byte(k), &nodeIndex{accepted: make([]int32, 100)})
+		require.True(t, shared, k)
+		require.NotNil(t, got)
 	}
-	failed := &nodeIndex{err: errors.New("limit")}
-	_, shared := c.put([]byte("failed"), failed)
+	first := c.get([]byte("a"), true)
+	again, shared := c.put([]byte("a"), x)
+	assert.True(t, shared)
+	assert.Same(t, first, again, "the classification shared first is kept")
+	got, shared := c.put([]byte("c"), x)
+	assert.False(t, shared, "past the budget a classification stays private")
+	assert.Same(t, x, got)
+	_, shared = c.put([]byte("d"), &nodeIndex{err: errors.New("limit")})
 	assert.False(t, shared, "a failed classification is never shared")
-	for i := 0; i < 100; i++ {
-		runtime.GC()
-		c.mu.Lock()
-		n := len(c.m)
-		c.mu.Unlock()
-		if n == 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond) // cleanups run on their own goroutine
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	assert.Empty(t, c.m)
-	assert.Zero(t, c.bytes)
+	assert.Len(t, c.m, 2)
+	assert.Equal(t, 2*size, c.bytes)
 }
