@@ -2,34 +2,13 @@ package fsm
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein/internal/ctxtest"
 )
-
-// countdownCtx is a context that ends at its limit-th call to Err, and
-// counts the calls.
-type countdownCtx struct {
-	context.Context
-	limit int64
-	calls atomic.Int64
-	done  chan struct{}
-}
-
-func countdown(limit int64) *countdownCtx {
-	return &countdownCtx{Context: context.Background(), limit: limit, done: make(chan struct{})}
-}
-
-func (c *countdownCtx) Done() <-chan struct{} { return c.done }
-
-func (c *countdownCtx) Err() error {
-	if c.calls.Add(1) >= c.limit {
-		return context.Canceled
-	}
-	return nil
-}
 
 // slowPattern determinizes to 16,384 states and minimizes to as many.
 const slowPattern = `(a|b)*a(a|b){13}`
@@ -38,37 +17,37 @@ func TestDeterminizeContext(t *testing.T) {
 	n, start, end, err := build(slowPattern)
 	require.NoError(t, err)
 
-	d, err := DeterminizeContext(countdown(1<<40), n, start, []int{end}, 0)
+	d, err := DeterminizeContext(ctxtest.NewCountdown(1<<40), n, start, []int{end}, 0)
 	require.NoError(t, err)
-	full := countdown(1 << 40)
+	full := ctxtest.NewCountdown(1 << 40)
 	_, err = DeterminizeContext(full, n, start, []int{end}, 0)
 	require.NoError(t, err)
-	assert.Greater(t, full.calls.Load(), int64(2), "looks at the context while building")
-	assert.Less(t, full.calls.Load(), int64(d.NumStates()/64), "looks at the context rarely")
+	assert.Greater(t, full.Calls(), int64(2), "looks at the context while building")
+	assert.Less(t, full.Calls(), int64(d.NumStates()/64), "looks at the context rarely")
 
 	for _, limit := range []int64{1, 2, 5} {
-		ctx := countdown(limit)
+		ctx := ctxtest.NewCountdown(limit)
 		_, err := DeterminizeContext(ctx, n, start, []int{end}, 0)
 		require.ErrorIs(t, err, context.Canceled, "limit %d", limit)
-		assert.Equal(t, limit, ctx.calls.Load(), "stops at the first look after the end")
+		assert.Equal(t, limit, ctx.Calls(), "stops at the first look after the end")
 	}
 }
 
 func TestMinimizeContext(t *testing.T) {
 	d, err := determinize(slowPattern, 0)
 	require.NoError(t, err)
-	full := countdown(1 << 40)
+	full := ctxtest.NewCountdown(1 << 40)
 	m, err := d.MinimizeContext(full)
 	require.NoError(t, err)
 	assert.Equal(t, 1<<14, m.NumStates())
 	assert.Equal(t, d.Minimize().Trans, m.Trans)
-	assert.Greater(t, full.calls.Load(), int64(2), "looks at the context while refining")
-	assert.Less(t, full.calls.Load(), int64(d.NumStates()/64), "looks at the context rarely")
+	assert.Greater(t, full.Calls(), int64(2), "looks at the context while refining")
+	assert.Less(t, full.Calls(), int64(d.NumStates()/64), "looks at the context rarely")
 
 	for _, limit := range []int64{1, 2} {
-		ctx := countdown(limit)
+		ctx := ctxtest.NewCountdown(limit)
 		_, err := d.MinimizeContext(ctx)
 		require.ErrorIs(t, err, context.Canceled, "limit %d", limit)
-		assert.Equal(t, limit, ctx.calls.Load())
+		assert.Equal(t, limit, ctx.Calls())
 	}
 }

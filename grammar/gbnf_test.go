@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/ctxtest"
 	"github.com/reinlm/rein/internal/datadir"
 )
 
@@ -661,21 +662,6 @@ func TestPrintedGBNFReadsBack(t *testing.T) {
 	}
 }
 
-// countingCtx is a context whose Err reports Canceled from its n-th call on,
-// so a test can stop a parse partway without a timer.
-type countingCtx struct {
-	context.Context
-	calls, after int
-}
-
-func (c *countingCtx) Err() error {
-	c.calls++
-	if c.calls >= c.after {
-		return context.Canceled
-	}
-	return nil
-}
-
 // TestParseGBNFContext: a parse stops soon after its context is done, with
 // an error wrapping the context's, and looks at the context rarely.
 func TestParseGBNFContext(t *testing.T) {
@@ -688,13 +674,13 @@ func TestParseGBNFContext(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, g.Rules, 2002)
 
-	ctx := &countingCtx{Context: context.Background(), after: 3}
+	ctx := ctxtest.NewCountdown(3)
 	_, err = grammar.ParseGBNFContext(ctx, src.String(), "root")
 	require.ErrorIs(t, err, context.Canceled)
-	assert.Equal(t, 3, ctx.calls, "the parse stops at the first look after the end")
+	assert.Equal(t, int64(3), ctx.Calls(), "the parse stops at the first look after the end")
 
-	ctx = &countingCtx{Context: context.Background(), after: 1 << 30}
+	ctx = ctxtest.NewCountdown(1 << 40)
 	_, err = grammar.ParseGBNFContext(ctx, src.String(), "root")
 	require.NoError(t, err)
-	assert.LessOrEqual(t, ctx.calls, 2000*7/1024+1, "one look per 1,024 items")
+	assert.LessOrEqual(t, ctx.Calls(), int64(2000*7/1024+1), "one look per 1,024 items")
 }

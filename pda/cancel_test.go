@@ -4,36 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reinlm/rein/internal/ctxtest"
+
 	"github.com/reinlm/rein/grammar"
 )
-
-// countdownCtx is a context that ends at its limit-th call to Err, and
-// counts the calls.
-type countdownCtx struct {
-	context.Context
-	limit int64
-	calls atomic.Int64
-	done  chan struct{}
-}
-
-func countdown(limit int64) *countdownCtx {
-	return &countdownCtx{Context: context.Background(), limit: limit, done: make(chan struct{})}
-}
-
-func (c *countdownCtx) Done() <-chan struct{} { return c.done }
-
-func (c *countdownCtx) Err() error {
-	if c.calls.Add(1) >= c.limit {
-		return context.Canceled
-	}
-	return nil
-}
 
 // TestCompileContext: CompileContext looks at its context inside every rule's
 // automaton builds and between the passes over all rules, and stops at the
@@ -49,19 +28,19 @@ func TestCompileContext(t *testing.T) {
 
 	want, err := Compile(g, Limits{})
 	require.NoError(t, err)
-	full := countdown(1 << 40)
+	full := ctxtest.NewCountdown(1 << 40)
 	got, err := CompileContext(full, g, Limits{})
 	require.NoError(t, err)
 	assert.Equal(t, want.NumNodes(), got.NumNodes())
-	total := full.calls.Load()
+	total := full.Calls()
 	assert.Greater(t, total, int64(4*3), "looks inside the rules' builds")
 	assert.Less(t, total, int64(want.NumNodes()/64), "looks rarely")
 
 	for _, limit := range []int64{1, 2, 3, total / 3, total / 2, total - 1, total} {
-		ctx := countdown(limit)
+		ctx := ctxtest.NewCountdown(limit)
 		_, err := CompileContext(ctx, g, Limits{})
 		require.ErrorIs(t, err, context.Canceled, "limit %d", limit)
-		assert.Equal(t, limit, ctx.calls.Load(), "limit %d: went on after the end", limit)
+		assert.Equal(t, limit, ctx.Calls(), "limit %d: went on after the end", limit)
 	}
 }
 
