@@ -171,16 +171,7 @@ func TestJSONSchemaUnevaluatedThroughNegation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g, _, err := grammar.FromJSONSchema([]byte(tc.schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
 			require.NoError(t, err)
-			for _, s := range tc.valid {
-				ok, err := oracle.Accepts(g, []byte(s))
-				require.NoError(t, err)
-				assert.True(t, ok, "should accept %s", s)
-			}
-			for _, s := range tc.invalid {
-				ok, err := oracle.Accepts(g, []byte(s))
-				require.NoError(t, err)
-				assert.False(t, ok, "should reject %s", s)
-			}
+			assertLanguage(t, g, tc.valid, tc.invalid)
 		})
 	}
 }
@@ -258,16 +249,7 @@ func TestJSONSchemaNotText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g, _, err := grammar.FromJSONSchema([]byte(tc.schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
 			require.NoError(t, err)
-			for _, s := range tc.valid {
-				ok, err := oracle.Accepts(g, []byte(s))
-				require.NoError(t, err)
-				assert.True(t, ok, "should accept %s", s)
-			}
-			for _, s := range tc.invalid {
-				ok, err := oracle.Accepts(g, []byte(s))
-				require.NoError(t, err)
-				assert.False(t, ok, "should reject %s", s)
-			}
+			assertLanguage(t, g, tc.valid, tc.invalid)
 		})
 	}
 

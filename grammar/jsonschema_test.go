@@ -176,16 +176,7 @@ func TestJSONSchemaAccepts(t *testing.T) {
 			g, _, err := grammar.FromJSONSchema([]byte(tc.schema), opts)
 			require.NoError(t, err)
 			require.NoError(t, g.Validate())
-			for _, s := range tc.valid {
-				ok, err := oracle.Accepts(g, []byte(s))
-				require.NoError(t, err)
-				assert.True(t, ok, "should accept %s", s)
-			}
-			for _, s := range tc.invalid {
-				ok, err := oracle.Accepts(g, []byte(s))
-				require.NoError(t, err)
-				assert.False(t, ok, "should reject %s", s)
-			}
+			assertLanguage(t, g, tc.valid, tc.invalid)
 		})
 	}
 }
@@ -352,5 +343,21 @@ func TestJSONSchemaGolden(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, string(want), g.String())
 		})
+	}
+}
+
+// assertLanguage checks with the Earley oracle that g accepts every string
+// of valid and none of invalid.
+func assertLanguage(t *testing.T, g *grammar.Grammar, valid, invalid []string) {
+	t.Helper()
+	for _, s := range valid {
+		ok, err := oracle.Accepts(g, []byte(s))
+		require.NoError(t, err)
+		assert.True(t, ok, "should accept %s", s)
+	}
+	for _, s := range invalid {
+		ok, err := oracle.Accepts(g, []byte(s))
+		require.NoError(t, err)
+		assert.False(t, ok, "should reject %s", s)
 	}
 }
