@@ -1,0 +1,139 @@
+package grammar
+
+// Limits is the one set of bounds rein puts on what a single grammar may
+// cost: the size of its source, the work of compiling it, and the work of
+// matching it. Every stage reads its fields from the same value (the JSON
+// Schema, GBNF and regex front-ends, the pushdown compiler in pda, the token
+// index in mask), and rein.CompilerOptions and mask.Options carry it. A zero
+// field means its default, shown in DefaultLimits; a negative field too.
+//
+// Each bound is a counter, checked before the memory or time it guards is
+// spent, so a request that crosses one fails alone, at once, with an error
+// wrapping ErrLimit that names the field. No limit depends on the input
+// document the model writes: match-time work is bounded by the grammar.
+type Limits struct {
+	// Sources.
+
+	// GBNFBytes bounds the bytes of one GBNF source.
+	GBNFBytes int
+	// GBNFRepeat bounds the count of one {m,n} repetition in GBNF.
+	GBNFRepeat int
+	// GBNFDepth bounds the nesting of parentheses in GBNF.
+	GBNFDepth int
+	// RegexBytes bounds the bytes of one regular expression, a JSON Schema
+	// pattern included.
+	RegexBytes int
+	// SchemaBytes bounds the bytes of one JSON Schema document, remote ones
+	// included.
+	SchemaBytes int
+	// SchemaStringBytes bounds one string as written in a schema.
+	SchemaStringBytes int
+	// SchemaKeyBytes bounds one object key as written in a schema.
+	SchemaKeyBytes int
+	// SchemaNumberDigits bounds the digits of one number in a schema: bounds,
+	// multipleOf, const.
+	SchemaNumberDigits int
+	// SchemaDepth bounds the nesting of a schema document.
+	SchemaDepth int
+	// SchemaNodes bounds the JSON values of all schema documents together.
+	SchemaNodes int
+	// SchemaDocuments bounds the remote documents loaded through a loader.
+	SchemaDocuments int
+	// Enum bounds the values of one enum.
+	Enum int
+	// Repeat bounds a bounded count such as maxLength or maxItems.
+	Repeat int
+	// Alternatives bounds the branches of one subschema after anyOf and
+	// oneOf are distributed.
+	Alternatives int
+
+	// Grammar and automata.
+
+	// Rules bounds the rules of a grammar.
+	Rules int
+	// ExprNodes bounds the expression nodes of a whole grammar.
+	ExprNodes int
+	// PatternStates bounds the DFA states of one pattern automaton that the
+	// JSON Schema front-end builds (patternProperties, property names,
+	// negated patterns).
+	PatternStates int
+	// RuleStates bounds the DFA states of one rule in the pushdown automaton.
+	RuleStates int
+	// TotalStates bounds the DFA states of all rules together.
+	TotalStates int
+	// NFAStates bounds the NFA states while one rule is built (repetitions
+	// are expanded).
+	NFAStates int
+
+	// Matching.
+
+	// StepWork bounds the stack entries one byte may expand at match time.
+	// Past it the byte is refused and the sequence fails with an error
+	// wrapping ErrLimit; other sequences are not affected.
+	StepWork int
+	// WalkStates bounds the distinct stack shapes the token index visits for
+	// one mask; past it the mask is built the slow, exact way.
+	WalkStates int
+}
+
+// DefaultLimits holds the default of every field of Limits. It is generous
+// for real grammars (the largest MaskBench schema uses a small fraction of
+// each) and small enough that no single request can exhaust a server.
+var DefaultLimits = Limits{
+	GBNFBytes:          1 << 20,
+	GBNFRepeat:         10000,
+	GBNFDepth:          500,
+	RegexBytes:         1 << 20,
+	SchemaBytes:        8 << 20,
+	SchemaStringBytes:  1 << 20,
+	SchemaKeyBytes:     4096,
+	SchemaNumberDigits: 100,
+	SchemaDepth:        512,
+	SchemaNodes:        1 << 20,
+	SchemaDocuments:    64,
+	Enum:               10000,
+	Repeat:             1 << 20,
+	Alternatives:       1024,
+	Rules:              20000,
+	ExprNodes:          4 << 20,
+	PatternStates:      4000,
+	RuleStates:         20000,
+	TotalStates:        200000,
+	NFAStates:          400000,
+	StepWork:           1 << 12,
+	WalkStates:         1 << 13,
+}
+
+// WithDefaults returns l with every zero or negative field replaced by its
+// default from DefaultLimits.
+func (l Limits) WithDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	d := DefaultLimits
+	def(&l.GBNFBytes, d.GBNFBytes)
+	def(&l.GBNFRepeat, d.GBNFRepeat)
+	def(&l.GBNFDepth, d.GBNFDepth)
+	def(&l.RegexBytes, d.RegexBytes)
+	def(&l.SchemaBytes, d.SchemaBytes)
+	def(&l.SchemaStringBytes, d.SchemaStringBytes)
+	def(&l.SchemaKeyBytes, d.SchemaKeyBytes)
+	def(&l.SchemaNumberDigits, d.SchemaNumberDigits)
+	def(&l.SchemaDepth, d.SchemaDepth)
+	def(&l.SchemaNodes, d.SchemaNodes)
+	def(&l.SchemaDocuments, d.SchemaDocuments)
+	def(&l.Enum, d.Enum)
+	def(&l.Repeat, d.Repeat)
+	def(&l.Alternatives, d.Alternatives)
+	def(&l.Rules, d.Rules)
+	def(&l.ExprNodes, d.ExprNodes)
+	def(&l.PatternStates, d.PatternStates)
+	def(&l.RuleStates, d.RuleStates)
+	def(&l.TotalStates, d.TotalStates)
+	def(&l.NFAStates, d.NFAStates)
+	def(&l.StepWork, d.StepWork)
+	def(&l.WalkStates, d.WalkStates)
+	return l
+}
