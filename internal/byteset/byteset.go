@@ -1,0 +1,54 @@
+// Package byteset is the 256-bit set of bytes that the pushdown automaton,
+// the token index and jump-forward share: which bytes may come next, which
+// first bytes some token has. One type, so the bit arithmetic lives in one
+// place.
+package byteset
+
+import "math/bits"
+
+// Set is a set of bytes, one bit per byte value. The zero value is empty.
+type Set [4]uint64
+
+// Has reports whether b is in the set.
+func (s *Set) Has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
+
+// Add puts b in the set.
+func (s *Set) Add(b byte) { s[b>>6] |= 1 << (b & 63) }
+
+// AddRange puts every byte from lo to hi, both included, in the set.
+func (s *Set) AddRange(lo, hi byte) {
+	for b := int(lo); b <= int(hi); b++ {
+		s.Add(byte(b))
+	}
+}
+
+// Union adds every byte of o to the set.
+func (s *Set) Union(o *Set) {
+	s[0] |= o[0]
+	s[1] |= o[1]
+	s[2] |= o[2]
+	s[3] |= o[3]
+}
+
+// Intersects reports whether the two sets share a byte.
+func (s *Set) Intersects(o *Set) bool {
+	return s[0]&o[0]|s[1]&o[1]|s[2]&o[2]|s[3]&o[3] != 0
+}
+
+// Empty reports whether the set holds no byte.
+func (s *Set) Empty() bool { return s[0]|s[1]|s[2]|s[3] == 0 }
+
+// Len is the number of bytes in the set.
+func (s *Set) Len() int {
+	return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2]) + bits.OnesCount64(s[3])
+}
+
+// First is the smallest byte in the set; ok is false when the set is empty.
+func (s *Set) First() (b byte, ok bool) {
+	for i, w := range s {
+		if w != 0 {
+			return byte(64*i + bits.TrailingZeros64(w)), true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,63 @@
+package byteset
+
+import "testing"
+
+// The set must agree with a plain [256]bool on every operation.
+func TestSetMatchesBoolArray(t *testing.T) {
+	tests := []struct {
+		name   string
+		a, b   []byte
+		ranges [][2]byte
+	}{
+		{name: "empty"},
+		{name: "ends", a: []byte{0, 255}, b: []byte{255}},
+		{name: "word edges", a: []byte{63, 64, 127, 128, 191, 192}, b: []byte{1, 2}},
+		{name: "ranges", ranges: [][2]byte{{'0', '9'}, {200, 255}}, b: []byte{'5'}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s, o Set
+			var want, other [256]bool
+			for _, c := range tt.a {
+				s.Add(c)
+				want[c] = true
+			}
+			for _, r := range tt.ranges {
+				s.AddRange(r[0], r[1])
+				for c := int(r[0]); c <= int(r[1]); c++ {
+					want[c] = true
+				}
+			}
+			for _, c := range tt.b {
+				o.Add(c)
+				other[c] = true
+			}
+			n, first, meet := 0, -1, false
+			for c := range 256 {
+				if s.Has(byte(c)) != want[c] {
+					t.Fatalf("Has(%d) = %v, want %v", c, s.Has(byte(c)), want[c])
+				}
+				if want[c] {
+					n++
+					if first < 0 {
+						first = c
+					}
+					meet = meet || other[c]
+				}
+			}
+			if s.Len() != n || s.Empty() != (n == 0) || s.Intersects(&o) != meet {
+				t.Fatalf("Len %d Empty %v Intersects %v, want %d %v %v", s.Len(), s.Empty(), s.Intersects(&o), n, n == 0, meet)
+			}
+			if b, ok := s.First(); ok != (first >= 0) || (ok && int(b) != first) {
+				t.Fatalf("First = %d, %v, want %d", b, ok, first)
+			}
+			u := s
+			u.Union(&o)
+			for c := range 256 {
+				if u.Has(byte(c)) != (want[c] || other[c]) {
+					t.Fatalf("Union misses %d", c)
+				}
+			}
+		})
+	}
+}
