@@ -50,7 +50,7 @@
 // that wants exactly each document, jump-forward delivers 14.3% of the
 // tokens on compact JSON with the Llama-3 tokenizer, and every token of
 // every sequence is one of the Encoder's own encoding of the document
-// (internal/maskbench and examples/maskbench -jumpforward measure it).
+// (internal/maskbench and cmd/maskbench -jumpforward measure it).
 //
 // # Use
 //

@@ -2,7 +2,7 @@
 // of schema files: compile each schema (timing compile plus first mask), feed
 // each test instance token by token through a Matcher (timing every mask),
 // and count the schemas whose valid instances are all accepted and invalid
-// ones all refused. examples/maskbench is its command line; rein's CI runs it
+// ones all refused. cmd/maskbench is its command line; rein's CI runs it
 // over a fixed sample and fails below a floor.
 package maskbench
 
@@ -36,7 +36,7 @@ type Options struct {
 	Limit  int       // stop after this many files (0: no limit)
 	Log    io.Writer // progress and per-schema failures (nil: quiet)
 	// Progress, when set, is called after each file with the files done
-	// and the files to run (examples/maskbench draws a progress line).
+	// and the files to run (cmd/maskbench draws a progress line).
 	Progress func(done, total int)
 }
 

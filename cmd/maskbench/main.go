@@ -1,6 +1,6 @@
 // Command maskbench runs JSONSchemaBench's MaskBench protocol with rein:
 //
-//	go run ./examples/maskbench [-data DIR] [-tokenizer tokenizer.json]
+//	go run ./cmd/maskbench [-data DIR] [-tokenizer tokenizer.json]
 //
 // The schemas default to the full set ($REIN_MASKBENCH_DIR, else
 // ../shared/data/maskbench beside the checkout), else the sample committed
@@ -22,7 +22,7 @@
 // encoding. Schemas are compiled with compact whitespace there (no
 // whitespace between JSON tokens) unless -compact=false:
 //
-//	go run ./examples/maskbench -jumpforward
+//	go run ./cmd/maskbench -jumpforward
 package main
 
 import (
