@@ -10,6 +10,7 @@ import (
 
 	"github.com/reinlm/rein/fsm"
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/advtest"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/mask"
@@ -40,7 +41,7 @@ func TestAmbiguousGrammarsBounded(t *testing.T) {
 			if tc.GBNF != "" {
 				g, err = grammar.ParseGBNF(tc.GBNF, "root")
 			} else {
-				g, _, err = grammar.FromJSONSchema([]byte(tc.Schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+				g, _, err = jsonschema.Compile([]byte(tc.Schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 			}
 			require.NoError(t, err)
 			c, err := mask.Compile(g, voc)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer/gpt2"
@@ -35,7 +36,7 @@ func ambiguousSchema(k int) string {
 func TestAmbiguousInputsStayFast(t *testing.T) {
 	voc, err := gpt2.Vocab()
 	require.NoError(t, err)
-	schema, _, err := grammar.FromJSONSchema([]byte(ambiguousSchema(3)), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+	schema, _, err := jsonschema.Compile([]byte(ambiguousSchema(3)), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 	require.NoError(t, err)
 	gbnf, err := grammar.ParseGBNF(`root ::= s
 s ::= "a" t | "a" u | "a" v | "x"

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/advtest"
 	"github.com/reinlm/rein/pda"
 )
@@ -21,7 +22,7 @@ func TestCasesParse(t *testing.T) {
 			if tc.GBNF != "" {
 				g, err = grammar.ParseGBNF(tc.GBNF, "root")
 			} else {
-				g, _, err = grammar.FromJSONSchema([]byte(tc.Schema), grammar.SchemaOptions{})
+				g, _, err = jsonschema.Compile([]byte(tc.Schema), jsonschema.Options{})
 			}
 			require.NoError(t, err)
 			p, err := pda.Compile(g, pda.Limits{})

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/pda"
@@ -42,9 +43,9 @@ func FuzzSchemaDocument(f *testing.F) {
 		if len(schema) > 4096 {
 			return
 		}
-		opts := grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact, MaxRules: 500, MaxExprNodes: 1 << 16,
+		opts := jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, MaxRules: 500, MaxExprNodes: 1 << 16,
 			MaxRepeat: 256, MaxAlternatives: 32, MaxEnum: 100}
-		g, _, err := grammar.FromJSONSchema(schema, opts)
+		g, _, err := jsonschema.Compile(schema, opts)
 		if err != nil {
 			return // FuzzFromJSONSchema checks the errors
 		}
@@ -63,7 +64,7 @@ func FuzzSchemaDocument(f *testing.F) {
 		if !json.Valid(out) {
 			t.Fatalf("schema %s: not JSON: %q", schema, out)
 		}
-		ok, err := grammar.ValidateJSONSchemaInstance(schema, out, opts)
+		ok, err := jsonschema.Validate(schema, out, opts)
 		if err == nil && !ok {
 			t.Fatalf("schema %s: invalid document accepted: %s", schema, out)
 		}

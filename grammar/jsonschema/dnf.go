@@ -1,28 +1,30 @@
-package grammar
+package jsonschema
 
 import (
 	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/reinlm/rein/grammar"
 )
 
 // This file normalizes schemas. A subschema is compiled from a conjunction
-// of schema nodes (jsConj: the node itself, or several merged by allOf, or
+// of schema nodes (conj: the node itself, or several merged by allOf, or
 // one property's schemas from several merged objects). Normalizing it gives
-// its branches: a disjunction of conjunctive schemas (jsSchema), each a plain
+// its branches: a disjunction of conjunctive schemas (schema), each a plain
 // record of constraints with no combinator left, found by distributing anyOf,
 // oneOf, $ref, allOf, if/then/else and dependencies over the node's own
 // keywords and merging (intersecting) what they combine. Subschemas below a
 // branch (property values, items, ...) stay unnormalized conjunctions until
 // their own rules are compiled, which is what makes recursive schemas finite.
 
-// jsTypes is a set of JSON types. Numbers are split into integers and
+// types is a set of JSON types. Numbers are split into integers and
 // non-integers so that "integer" and "number" intersect as sets.
-type jsTypes uint8
+type types uint8
 
 const (
-	jtNull jsTypes = 1 << iota
+	jtNull types = 1 << iota
 	jtBool
 	jtInt
 	jtFrac
@@ -34,15 +36,15 @@ const (
 	jtAll    = jtNull | jtBool | jtNumber | jtString | jtArray | jtObject
 )
 
-var jsTypeNames = map[string]jsTypes{
+var typeNames = map[string]types{
 	"null": jtNull, "boolean": jtBool, "integer": jtInt, "number": jtNumber,
 	"string": jtString, "array": jtArray, "object": jtObject,
 }
 
-// jsConj is a conjunction of schema nodes; empty means true.
-type jsConj []*jsNode
+// conj is a conjunction of schema nodes; empty means true.
+type conj []*node
 
-func (cj jsConj) key() string {
+func (cj conj) key() string {
 	switch len(cj) {
 	case 0:
 		return "true"
@@ -58,9 +60,9 @@ func (cj jsConj) key() string {
 }
 
 // isTrue reports whether every node of the conjunction accepts everything.
-func (cj jsConj) isTrue() bool {
+func (cj conj) isTrue() bool {
 	for _, n := range cj {
-		if !jsTrivial(n) {
+		if !trivial(n) {
 			return false
 		}
 	}
@@ -68,26 +70,26 @@ func (cj jsConj) isTrue() bool {
 }
 
 // isFalse reports whether the conjunction obviously accepts nothing.
-func (cj jsConj) isFalse() bool {
+func (cj conj) isFalse() bool {
 	for _, n := range cj {
-		if n.kind == jsBool && !n.b {
+		if n.kind == kindBool && !n.b {
 			return true
 		}
 	}
 	return false
 }
 
-// jsTrivial reports whether a schema node constrains nothing.
-func jsTrivial(n *jsNode) bool {
+// trivial reports whether a schema node constrains nothing.
+func trivial(n *node) bool {
 	if n.neg != nil {
 		return false
 	}
 	switch n.kind {
-	case jsBool:
+	case kindBool:
 		return n.b
-	case jsObject:
+	case kindObject:
 		for _, k := range n.keys {
-			if jsKnown[k] {
+			if known[k] {
 				return false
 			}
 		}
@@ -97,11 +99,11 @@ func jsTrivial(n *jsNode) bool {
 }
 
 // and returns the conjunction of cj and more, without duplicates.
-func (cj jsConj) and(more ...*jsNode) jsConj {
-	out := make(jsConj, 0, len(cj)+len(more))
+func (cj conj) and(more ...*node) conj {
+	out := make(conj, 0, len(cj)+len(more))
 	seen := map[string]bool{}
-	for _, n := range append(append(jsConj{}, cj...), more...) {
-		if jsTrivial(n) || seen[n.key] {
+	for _, n := range append(append(conj{}, cj...), more...) {
+		if trivial(n) || seen[n.key] {
 			continue
 		}
 		seen[n.key] = true
@@ -110,54 +112,54 @@ func (cj jsConj) and(more ...*jsNode) jsConj {
 	return out
 }
 
-// jsLoc is a keyword value with the pointer of its schema node.
-type jsLoc struct{ val, ptr string }
+// loc is a keyword value with the pointer of its schema node.
+type loc struct{ val, ptr string }
 
-type jsProp struct {
+type prop struct {
 	name string
-	conj jsConj
+	conj conj
 	// shadow: the constraint comes only from a negation (not, the other
 	// alternatives of oneOf, a failed if), whose annotations are dropped,
 	// so it does not make the key evaluated for unevaluatedProperties.
 	shadow bool
 }
 
-type jsPatProp struct {
-	pat  jsLoc
-	conj jsConj
+type patProp struct {
+	pat  loc
+	conj conj
 }
 
-// jsGroup is the patternProperties and additionalProperties of one object
+// group is the patternProperties and additionalProperties of one object
 // schema: a key not declared in properties must satisfy every pattern
 // schema whose pattern matches it, or addl when none does. Merged schemas
 // have several groups, all of which apply.
-type jsGroup struct {
-	pats []jsPatProp
-	addl jsConj
+type group struct {
+	pats []patProp
+	addl conj
 }
 
-type jsContains struct {
-	conj     jsConj
+type contains struct {
+	conj     conj
 	min, max int // max < 0: none
 	ptr      string
 }
 
-// jsIssue is a keyword that cannot be enforced, kept until its branch is compiled.
-type jsIssue struct{ ptr, kw, msg string }
+// issue is a keyword that cannot be enforced, kept until its branch is compiled.
+type issue struct{ ptr, kw, msg string }
 
-// jsSchema is one conjunctive branch of a normalized schema.
-type jsSchema struct {
+// schema is one conjunctive branch of a normalized schema.
+type schema struct {
 	ptr     string
-	types   jsTypes
+	types   types
 	hasEnum bool
-	enum    []*jsNode
+	enum    []*node
 	enumPtr string
-	notVals []*jsNode // values excluded by not
+	notVals []*node // values excluded by not
 
 	minLen, maxLen int // maxLen < 0: none
-	patterns       []jsLoc
-	notPatterns    []jsLoc
-	formats        []jsLoc
+	patterns       []loc
+	notPatterns    []loc
+	formats        []loc
 
 	lo, hi     *big.Rat
 	loEx, hiEx bool
@@ -165,20 +167,20 @@ type jsSchema struct {
 	notMults   []*big.Rat // values that must not be multiples of these
 	multPtr    string
 
-	props              []jsProp
+	props              []prop
 	required           []string
-	groups             []jsGroup
-	propNames          jsConj
+	groups             []group
+	propNames          conj
 	minProps, maxProps int
 
-	prefix             []jsConj
-	items              jsConj
-	contains           []jsContains
+	prefix             []conj
+	items              conj
+	contains           []contains
 	minItems, maxItems int
-	unique             []jsIssue
+	unique             []issue
 
-	nots   []jsConj
-	issues []jsIssue
+	nots   []conj
+	issues []issue
 
 	// shadowPrefix[i] (nil: all false) and shadowItems: prefix[i] and
 	// items hold constraints that come only from a negation, which evaluate
@@ -189,43 +191,43 @@ type jsSchema struct {
 
 // itemShadow reports whether s leaves item i unevaluated, either because
 // nothing constrains it or because only a negation does.
-func (s *jsSchema) itemShadow(i int) bool {
+func (s *schema) itemShadow(i int) bool {
 	if i < len(s.prefix) {
 		return i < len(s.shadowPrefix) && s.shadowPrefix[i]
 	}
 	return s.items == nil || s.shadowItems
 }
 
-func jsUniversal() *jsSchema {
-	return &jsSchema{types: jtAll, maxLen: -1, maxProps: -1, maxItems: -1}
+func universal() *schema {
+	return &schema{types: jtAll, maxLen: -1, maxProps: -1, maxItems: -1}
 }
 
-func (s *jsSchema) isUniversal() bool {
-	return jsUniversal().key() == s.key()
+func (s *schema) isUniversal() bool {
+	return universal().key() == s.key()
 }
 
-func (s *jsSchema) clone() *jsSchema {
+func (s *schema) clone() *schema {
 	t := *s
-	t.enum = append([]*jsNode(nil), s.enum...)
-	t.notVals = append([]*jsNode(nil), s.notVals...)
-	t.patterns = append([]jsLoc(nil), s.patterns...)
-	t.notPatterns = append([]jsLoc(nil), s.notPatterns...)
-	t.formats = append([]jsLoc(nil), s.formats...)
+	t.enum = append([]*node(nil), s.enum...)
+	t.notVals = append([]*node(nil), s.notVals...)
+	t.patterns = append([]loc(nil), s.patterns...)
+	t.notPatterns = append([]loc(nil), s.notPatterns...)
+	t.formats = append([]loc(nil), s.formats...)
 	t.mults = append([]*big.Rat(nil), s.mults...)
 	t.notMults = append([]*big.Rat(nil), s.notMults...)
-	t.props = append([]jsProp(nil), s.props...)
+	t.props = append([]prop(nil), s.props...)
 	t.required = append([]string(nil), s.required...)
-	t.groups = append([]jsGroup(nil), s.groups...)
-	t.prefix = append([]jsConj(nil), s.prefix...)
+	t.groups = append([]group(nil), s.groups...)
+	t.prefix = append([]conj(nil), s.prefix...)
 	t.shadowPrefix = append([]bool(nil), s.shadowPrefix...)
-	t.contains = append([]jsContains(nil), s.contains...)
-	t.unique = append([]jsIssue(nil), s.unique...)
-	t.nots = append([]jsConj(nil), s.nots...)
-	t.issues = append([]jsIssue(nil), s.issues...)
+	t.contains = append([]contains(nil), s.contains...)
+	t.unique = append([]issue(nil), s.unique...)
+	t.nots = append([]conj(nil), s.nots...)
+	t.issues = append([]issue(nil), s.issues...)
 	return &t
 }
 
-func (s *jsSchema) prop(name string) int {
+func (s *schema) prop(name string) int {
 	for i, p := range s.props {
 		if p.name == name {
 			return i
@@ -234,7 +236,7 @@ func (s *jsSchema) prop(name string) int {
 	return -1
 }
 
-func (s *jsSchema) isRequired(name string) bool {
+func (s *schema) isRequired(name string) bool {
 	for _, r := range s.required {
 		if r == name {
 			return true
@@ -244,7 +246,7 @@ func (s *jsSchema) isRequired(name string) bool {
 }
 
 // key is a canonical rendering of the branch, used to share rules.
-func (s *jsSchema) key() string {
+func (s *schema) key() string {
 	var b strings.Builder
 	w := func(tag string, v string) {
 		b.WriteString(tag)
@@ -262,14 +264,14 @@ func (s *jsSchema) key() string {
 	if s.hasEnum {
 		var e strings.Builder
 		for _, v := range s.enum {
-			jsCompact(&e, v)
+			compact(&e, v)
 			e.WriteByte(0)
 		}
 		w("enum", e.String())
 	}
 	for _, v := range s.notVals {
 		var e strings.Builder
-		jsCompact(&e, v)
+		compact(&e, v)
 		w("nv", e.String())
 	}
 	if s.types&jtString != 0 {
@@ -331,7 +333,7 @@ func (s *jsSchema) key() string {
 	return b.String()
 }
 
-func jsBranchesKey(bs []*jsSchema) string {
+func branchesKey(bs []*schema) string {
 	var b strings.Builder
 	for _, s := range bs {
 		b.WriteString(s.key())
@@ -340,13 +342,13 @@ func jsBranchesKey(bs []*jsSchema) string {
 	return b.String()
 }
 
-func jsIsAny(bs []*jsSchema) bool {
+func isAny(bs []*schema) bool {
 	return len(bs) == 1 && bs[0].isUniversal()
 }
 
 // groupConj returns the schemas that s's groups impose on an undeclared key.
-func (c *schemaCompiler) groupConj(s *jsSchema, name string) (jsConj, error) {
-	var out jsConj
+func (c *compiler) groupConj(s *schema, name string) (conj, error) {
+	var out conj
 	for _, g := range s.groups {
 		matched := false
 		for _, pp := range g.pats {
@@ -367,7 +369,7 @@ func (c *schemaCompiler) groupConj(s *jsSchema, name string) (jsConj, error) {
 }
 
 // merge returns the intersection of a and b, or nil when it is obviously empty.
-func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
+func (c *compiler) merge(a, b *schema) (*schema, error) {
 	s := a.clone()
 	if s.ptr == "" {
 		s.ptr = b.ptr
@@ -378,12 +380,12 @@ func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
 	}
 	if b.hasEnum {
 		if !s.hasEnum {
-			s.hasEnum, s.enum, s.enumPtr = true, append([]*jsNode(nil), b.enum...), b.enumPtr
+			s.hasEnum, s.enum, s.enumPtr = true, append([]*node(nil), b.enum...), b.enumPtr
 		} else {
-			var keep []*jsNode
+			var keep []*node
 			for _, v := range s.enum {
 				for _, w := range b.enum {
-					if jsEqual(v, w) {
+					if equal(v, w) {
 						keep = append(keep, v)
 						break
 					}
@@ -397,10 +399,10 @@ func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
 	}
 	s.notVals = append(s.notVals, b.notVals...)
 	s.minLen = max(s.minLen, b.minLen)
-	s.maxLen = jsMinBound(s.maxLen, b.maxLen)
-	s.patterns = jsAppendLocs(s.patterns, b.patterns)
-	s.notPatterns = jsAppendLocs(s.notPatterns, b.notPatterns)
-	s.formats = jsAppendLocs(s.formats, b.formats)
+	s.maxLen = minBound(s.maxLen, b.maxLen)
+	s.patterns = appendLocs(s.patterns, b.patterns)
+	s.notPatterns = appendLocs(s.notPatterns, b.notPatterns)
+	s.formats = appendLocs(s.formats, b.formats)
 	if b.lo != nil && (s.lo == nil || b.lo.Cmp(s.lo) > 0 || b.lo.Cmp(s.lo) == 0 && b.loEx) {
 		s.lo, s.loEx = b.lo, b.loEx
 	}
@@ -440,7 +442,7 @@ func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.props = append(s.props, jsProp{name: p.name, conj: p.conj.and(extra...), shadow: p.shadow})
+		s.props = append(s.props, prop{name: p.name, conj: p.conj.and(extra...), shadow: p.shadow})
 	}
 	for _, r := range b.required {
 		if !s.isRequired(r) {
@@ -450,12 +452,12 @@ func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
 	s.groups = append(s.groups, b.groups...)
 	s.propNames = s.propNames.and(b.propNames...)
 	s.minProps = max(s.minProps, b.minProps)
-	s.maxProps = jsMinBound(s.maxProps, b.maxProps)
+	s.maxProps = minBound(s.maxProps, b.maxProps)
 
 	// Arrays, position by position.
 	n := max(len(s.prefix), len(b.prefix))
 	if n > 0 {
-		pre := make([]jsConj, n)
+		pre := make([]conj, n)
 		var shadow []bool
 		if len(s.shadowPrefix) > 0 || len(b.shadowPrefix) > 0 {
 			shadow = make([]bool, n)
@@ -483,7 +485,7 @@ func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
 	}
 	s.contains = append(s.contains, b.contains...)
 	s.minItems = max(s.minItems, b.minItems)
-	s.maxItems = jsMinBound(s.maxItems, b.maxItems)
+	s.maxItems = minBound(s.maxItems, b.maxItems)
 	s.unique = append(s.unique, b.unique...)
 
 	s.nots = append(s.nots, b.nots...)
@@ -491,7 +493,7 @@ func (c *schemaCompiler) merge(a, b *jsSchema) (*jsSchema, error) {
 	return s, nil
 }
 
-func jsMinBound(a, b int) int {
+func minBound(a, b int) int {
 	switch {
 	case a < 0:
 		return b
@@ -501,7 +503,7 @@ func jsMinBound(a, b int) int {
 	return min(a, b)
 }
 
-func jsAppendLocs(a, b []jsLoc) []jsLoc {
+func appendLocs(a, b []loc) []loc {
 	for _, l := range b {
 		dup := false
 		for _, m := range a {
@@ -515,11 +517,11 @@ func jsAppendLocs(a, b []jsLoc) []jsLoc {
 }
 
 // product returns every merge of a branch of a with a branch of b.
-func (c *schemaCompiler) product(a, b []*jsSchema, ptr string) ([]*jsSchema, error) {
+func (c *compiler) product(a, b []*schema, ptr string) ([]*schema, error) {
 	if err := c.tick(len(a) * len(b)); err != nil {
 		return nil, err
 	}
-	var out []*jsSchema
+	var out []*schema
 	seen := map[string]bool{}
 	for _, x := range a {
 		for _, y := range b {
@@ -544,8 +546,8 @@ func (c *schemaCompiler) product(a, b []*jsSchema, ptr string) ([]*jsSchema, err
 	return out, nil
 }
 
-func (c *schemaCompiler) union(a, b []*jsSchema, ptr string) ([]*jsSchema, error) {
-	out := append([]*jsSchema(nil), a...)
+func (c *compiler) union(a, b []*schema, ptr string) ([]*schema, error) {
+	out := append([]*schema(nil), a...)
 	seen := map[string]bool{}
 	for _, s := range a {
 		seen[s.key()] = true
@@ -563,8 +565,8 @@ func (c *schemaCompiler) union(a, b []*jsSchema, ptr string) ([]*jsSchema, error
 }
 
 // conjDNF returns the branches of a conjunction of schema nodes.
-func (c *schemaCompiler) conjDNF(cj jsConj, ptr string) ([]*jsSchema, error) {
-	out := []*jsSchema{jsUniversal()}
+func (c *compiler) conjDNF(cj conj, ptr string) ([]*schema, error) {
+	out := []*schema{universal()}
 	for _, n := range cj {
 		d, err := c.nodeDNF(n)
 		if err != nil {
@@ -580,7 +582,7 @@ func (c *schemaCompiler) conjDNF(cj jsConj, ptr string) ([]*jsSchema, error) {
 
 // negation returns a node standing for the negation of cj, normalized
 // lazily (negating a recursive schema descends one level at a time).
-func (c *schemaCompiler) negation(cj jsConj) *jsNode {
+func (c *compiler) negation(cj conj) *node {
 	key := "not:" + cj.key()
 	if n, ok := c.negNodes[key]; ok {
 		return n
@@ -590,12 +592,12 @@ func (c *schemaCompiler) negation(cj jsConj) *jsNode {
 	if len(cj) > 0 {
 		ptr = cj[0].ptr
 	}
-	n := &jsNode{kind: jsObject, neg: cj, key: key, id: c.synth - 3, ptr: ptr, negAt: c.negAt}
+	n := &node{kind: kindObject, neg: cj, key: key, id: c.synth - 3, ptr: ptr, negAt: c.negAt}
 	c.negNodes[key] = n
 	return n
 }
 
-func jsDescribe(ptr string) string {
+func describe(ptr string) string {
 	if ptr == "" {
 		return "the root schema"
 	}
@@ -603,12 +605,12 @@ func jsDescribe(ptr string) string {
 }
 
 // negationDNF normalizes a negation node.
-func (c *schemaCompiler) negationDNF(n *jsNode) ([]*jsSchema, error) {
+func (c *compiler) negationDNF(n *node) ([]*schema, error) {
 	if d, ok := c.dnfMemo[n.id]; ok {
 		return d, nil
 	}
 	if c.inDNF[n.id] {
-		return nil, c.errorf(n.ptr, "", ErrUnsupported, "the schema refers to itself without any value in between (through not)")
+		return nil, c.errorf(n.ptr, "", grammar.ErrUnsupported, "the schema refers to itself without any value in between (through not)")
 	}
 	c.inDNF[n.id] = true
 	defer delete(c.inDNF, n.id)
@@ -624,17 +626,17 @@ func (c *schemaCompiler) negationDNF(n *jsNode) ([]*jsSchema, error) {
 		return nil, err
 	}
 	if !ok {
-		if err := c.unsupported(n.negAt.ptr, n.negAt.val, "the negation of %s cannot be expressed", jsDescribe(n.ptr)); err != nil {
+		if err := c.unsupported(n.negAt.ptr, n.negAt.val, "the negation of %s cannot be expressed", describe(n.ptr)); err != nil {
 			return nil, err
 		}
-		neg = []*jsSchema{jsUniversal()}
+		neg = []*schema{universal()}
 	}
 	c.dnfMemo[n.id] = neg
 	return neg, nil
 }
 
 // nodeDNF returns the branches of one schema node.
-func (c *schemaCompiler) nodeDNF(n *jsNode) ([]*jsSchema, error) {
+func (c *compiler) nodeDNF(n *node) ([]*schema, error) {
 	if n.neg != nil {
 		return c.negationDNF(n)
 	}
@@ -642,17 +644,17 @@ func (c *schemaCompiler) nodeDNF(n *jsNode) ([]*jsSchema, error) {
 		return d, nil
 	}
 	switch n.kind {
-	case jsBool:
+	case kindBool:
 		if n.b {
-			return []*jsSchema{jsUniversal()}, nil
+			return []*schema{universal()}, nil
 		}
 		return nil, nil
-	case jsObject:
+	case kindObject:
 	default:
-		return nil, c.errorf(n.ptr, "", nil, "a schema must be an object or a boolean, not %s", jsKindName(n.kind))
+		return nil, c.errorf(n.ptr, "", nil, "a schema must be an object or a boolean, not %s", kindName(n.kind))
 	}
 	if c.inDNF[n.id] {
-		return nil, c.errorf(n.ptr, "", ErrUnsupported, "the schema refers to itself without any value in between (through $ref, allOf, anyOf, oneOf or not)")
+		return nil, c.errorf(n.ptr, "", grammar.ErrUnsupported, "the schema refers to itself without any value in between (through $ref, allOf, anyOf, oneOf or not)")
 	}
 	c.inDNF[n.id] = true
 	defer delete(c.inDNF, n.id)
@@ -674,20 +676,20 @@ func (c *schemaCompiler) nodeDNF(n *jsNode) ([]*jsSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []*jsSchema{jsUniversal()}
+	out := []*schema{universal()}
 	baseDone := false
 	addBase := func() error {
 		if baseDone {
 			return nil
 		}
 		baseDone = true
-		out, err = c.product(out, []*jsSchema{base}, n.ptr)
+		out, err = c.product(out, []*schema{base}, n.ptr)
 		return err
 	}
 	var uneval []string
 	for i, k := range n.keys {
 		v := n.vals[i]
-		var f []*jsSchema
+		var f []*schema
 		switch k {
 		case "$ref", "$dynamicRef", "$recursiveRef":
 			f, err = c.refDNF(n, v, k)
@@ -704,12 +706,12 @@ func (c *schemaCompiler) nodeDNF(n *jsNode) ([]*jsSchema, error) {
 		case "dependentRequired", "dependentSchemas", "dependencies":
 			f, err = c.dependenciesDNF(n, k, v)
 		case "unevaluatedProperties", "unevaluatedItems":
-			if !jsTrivial(v) {
+			if !trivial(v) {
 				uneval = append(uneval, k)
 			}
 			continue
 		default:
-			if jsKnown[k] && !baseDone && k != "then" && k != "else" {
+			if known[k] && !baseDone && k != "then" && k != "else" {
 				err = addBase()
 			}
 			if err != nil {
@@ -739,8 +741,8 @@ func (c *schemaCompiler) nodeDNF(n *jsNode) ([]*jsSchema, error) {
 	return out, nil
 }
 
-func (c *schemaCompiler) refDNF(n, ref *jsNode, kw string) ([]*jsSchema, error) {
-	if ref.kind != jsString {
+func (c *compiler) refDNF(n, ref *node, kw string) ([]*schema, error) {
+	if ref.kind != kindString {
 		return nil, c.errorf(n.ptr, kw, nil, "must be a string")
 	}
 	target, err := c.ix.resolve(n, ref.str, kw)
@@ -752,24 +754,24 @@ func (c *schemaCompiler) refDNF(n, ref *jsNode, kw string) ([]*jsSchema, error) 
 		if err := c.unsupported(n.ptr, kw, "%q may resolve to another schema depending on the dynamic scope, which cannot be followed", ref.str); err != nil {
 			return nil, err
 		}
-		return []*jsSchema{jsUniversal()}, nil
+		return []*schema{universal()}, nil
 	}
 	return c.nodeDNF(target)
 }
 
-func (c *schemaCompiler) schemaList(n, v *jsNode, kw string) ([]*jsNode, error) {
-	if v.kind != jsArray || len(v.elems) == 0 {
+func (c *compiler) schemaList(n, v *node, kw string) ([]*node, error) {
+	if v.kind != kindArray || len(v.elems) == 0 {
 		return nil, c.errorf(n.ptr, kw, nil, "must be a non-empty array of schemas")
 	}
 	return v.elems, nil
 }
 
-func (c *schemaCompiler) allOfDNF(n, v *jsNode) ([]*jsSchema, error) {
+func (c *compiler) allOfDNF(n, v *node) ([]*schema, error) {
 	list, err := c.schemaList(n, v, "allOf")
 	if err != nil {
 		return nil, err
 	}
-	out := []*jsSchema{jsUniversal()}
+	out := []*schema{universal()}
 	for _, e := range list {
 		d, err := c.nodeDNF(e)
 		if err != nil {
@@ -782,12 +784,12 @@ func (c *schemaCompiler) allOfDNF(n, v *jsNode) ([]*jsSchema, error) {
 	return out, nil
 }
 
-func (c *schemaCompiler) anyOfDNF(n, v *jsNode, kw string) ([]*jsSchema, error) {
+func (c *compiler) anyOfDNF(n, v *node, kw string) ([]*schema, error) {
 	list, err := c.schemaList(n, v, kw)
 	if err != nil {
 		return nil, err
 	}
-	var out []*jsSchema
+	var out []*schema
 	for _, e := range list {
 		d, err := c.nodeDNF(e)
 		if err != nil {
@@ -804,25 +806,25 @@ func (c *schemaCompiler) anyOfDNF(n, v *jsNode, kw string) ([]*jsSchema, error) 
 // each alternative is intersected with the negation of the others where the
 // negation can be expressed; failing that, it is an error (or anyOf with a
 // warning in Lenient mode).
-func (c *schemaCompiler) oneOfDNF(n, v *jsNode) ([]*jsSchema, error) {
+func (c *compiler) oneOfDNF(n, v *node) ([]*schema, error) {
 	list, err := c.schemaList(n, v, "oneOf")
 	if err != nil {
 		return nil, err
 	}
-	alts := make([][]*jsSchema, len(list))
+	alts := make([][]*schema, len(list))
 	for i, e := range list {
 		if alts[i], err = c.nodeDNF(e); err != nil {
 			return nil, err
 		}
 	}
 	saved := c.negAt
-	c.negAt = jsLoc{"oneOf", n.ptr}
+	c.negAt = loc{"oneOf", n.ptr}
 	defer func() { c.negAt = saved }()
 	// Type by type: values of a type that two alternatives accept without
 	// any constraint of that type match both, so oneOf rejects them all.
-	var out []*jsSchema
-	for _, t := range []jsTypes{jtNull, jtBool, jtInt, jtFrac, jtString, jtArray, jtObject} {
-		byAlt := make([][]*jsSchema, len(alts))
+	var out []*schema
+	for _, t := range []types{jtNull, jtBool, jtInt, jtFrac, jtString, jtArray, jtObject} {
+		byAlt := make([][]*schema, len(alts))
 		universal := 0
 		for i, bs := range alts {
 			for _, b := range bs {
@@ -833,7 +835,7 @@ func (c *schemaCompiler) oneOfDNF(n, v *jsNode) ([]*jsSchema, error) {
 				r.types = t
 				byAlt[i] = append(byAlt[i], r)
 			}
-			if jsUniversalIn(byAlt[i], t) {
+			if universalIn(byAlt[i], t) {
 				universal++
 			}
 		}
@@ -875,9 +877,9 @@ func (c *schemaCompiler) oneOfDNF(n, v *jsNode) ([]*jsSchema, error) {
 	return out, nil
 }
 
-// jsUniversalIn reports whether some branch accepts every value of type t.
-func jsUniversalIn(bs []*jsSchema, t jsTypes) bool {
-	u := jsUniversal()
+// universalIn reports whether some branch accepts every value of type t.
+func universalIn(bs []*schema, t types) bool {
+	u := universal()
 	u.types = t
 	k := u.key()
 	for _, b := range bs {
@@ -888,13 +890,13 @@ func jsUniversalIn(bs []*jsSchema, t jsTypes) bool {
 	return false
 }
 
-func (c *schemaCompiler) notDNF(n, v *jsNode) ([]*jsSchema, error) {
+func (c *compiler) notDNF(n, v *node) ([]*schema, error) {
 	d, err := c.nodeDNF(v)
 	if err != nil {
 		return nil, err
 	}
 	saved := c.negAt
-	c.negAt = jsLoc{"not", n.ptr}
+	c.negAt = loc{"not", n.ptr}
 	defer func() { c.negAt = saved }()
 	neg, ok, err := c.negateBranches(d, n.ptr)
 	if err != nil {
@@ -904,17 +906,17 @@ func (c *schemaCompiler) notDNF(n, v *jsNode) ([]*jsSchema, error) {
 		return neg, nil
 	}
 	// Keep it for enum filtering; checkNots reports it when it matters.
-	s := jsUniversal()
-	s.nots = []jsConj{{v}}
+	s := universal()
+	s.nots = []conj{{v}}
 	s.ptr = n.ptr
-	return []*jsSchema{s}, nil
+	return []*schema{s}, nil
 }
 
 // ifDNF is (if ∧ then) ∨ (¬if ∧ else).
-func (c *schemaCompiler) ifDNF(n, v *jsNode) ([]*jsSchema, error) {
+func (c *compiler) ifDNF(n, v *node) ([]*schema, error) {
 	then, els := n.get("then"), n.get("else")
 	if then == nil && els == nil {
-		return []*jsSchema{jsUniversal()}, nil
+		return []*schema{universal()}, nil
 	}
 	cond, err := c.nodeDNF(v)
 	if err != nil {
@@ -931,7 +933,7 @@ func (c *schemaCompiler) ifDNF(n, v *jsNode) ([]*jsSchema, error) {
 		}
 	}
 	saved := c.negAt
-	c.negAt = jsLoc{"if", n.ptr}
+	c.negAt = loc{"if", n.ptr}
 	neg, ok, err := c.negateBranches(cond, n.ptr)
 	c.negAt = saved
 	if err != nil {
@@ -941,7 +943,7 @@ func (c *schemaCompiler) ifDNF(n, v *jsNode) ([]*jsSchema, error) {
 		if err := c.unsupported(n.ptr, "if", "the negation of the condition cannot be expressed (then and else become alternatives)"); err != nil {
 			return nil, err
 		}
-		neg = []*jsSchema{jsUniversal()}
+		neg = []*schema{universal()}
 		if then != nil {
 			t, _ := c.nodeDNF(then)
 			yes = t
@@ -962,23 +964,23 @@ func (c *schemaCompiler) ifDNF(n, v *jsNode) ([]*jsSchema, error) {
 
 // dependenciesDNF turns each dependency into "absent, or present with what
 // it requires".
-func (c *schemaCompiler) dependenciesDNF(n *jsNode, kw string, v *jsNode) ([]*jsSchema, error) {
-	if v.kind != jsObject {
+func (c *compiler) dependenciesDNF(n *node, kw string, v *node) ([]*schema, error) {
+	if v.kind != kindObject {
 		return nil, c.errorf(n.ptr, kw, nil, "must be an object")
 	}
-	out := []*jsSchema{jsUniversal()}
+	out := []*schema{universal()}
 	for i, name := range v.keys {
 		dep := v.vals[i]
-		absent := jsUniversal()
-		absent.props = []jsProp{{name: name, conj: jsConj{c.falseNode}}}
-		present := jsUniversal()
+		absent := universal()
+		absent.props = []prop{{name: name, conj: conj{c.falseNode}}}
+		present := universal()
 		present.required = []string{name}
-		presentD := []*jsSchema{present}
+		presentD := []*schema{present}
 		var err error
 		switch {
-		case dep.kind == jsArray && kw != "dependentSchemas":
+		case dep.kind == kindArray && kw != "dependentSchemas":
 			for _, r := range dep.elems {
-				if r.kind != jsString {
+				if r.kind != kindString {
 					return nil, c.errorf(n.ptr, kw, nil, "%q: must list property names", name)
 				}
 				if !present.isRequired(r.str) {
@@ -996,7 +998,7 @@ func (c *schemaCompiler) dependenciesDNF(n *jsNode, kw string, v *jsNode) ([]*js
 		default:
 			return nil, c.errorf(n.ptr, kw, nil, "%q: must be an array of property names", name)
 		}
-		both, err := c.union([]*jsSchema{absent}, presentD, n.ptr)
+		both, err := c.union([]*schema{absent}, presentD, n.ptr)
 		if err != nil {
 			return nil, err
 		}
@@ -1015,20 +1017,20 @@ func (c *schemaCompiler) dependenciesDNF(n *jsNode, kw string, v *jsNode) ([]*js
 // alternatives of oneOf, a failed if, not) evaluate nothing: a key or an
 // item constrained only there is unevaluated and gets the keyword's schema
 // too.
-func (c *schemaCompiler) applyUnevaluated(n *jsNode, kw string, bs []*jsSchema) ([]*jsSchema, error) {
+func (c *compiler) applyUnevaluated(n *node, kw string, bs []*schema) ([]*schema, error) {
 	v := n.get(kw)
-	out := make([]*jsSchema, 0, len(bs))
+	out := make([]*schema, 0, len(bs))
 	for _, s := range bs {
 		s = s.clone()
 		if kw == "unevaluatedProperties" {
-			g := jsGroup{addl: jsConj{v}}
+			g := group{addl: conj{v}}
 			for _, og := range s.groups {
 				for _, pp := range og.pats {
-					g.pats = append(g.pats, jsPatProp{pat: pp.pat})
+					g.pats = append(g.pats, patProp{pat: pp.pat})
 				}
 				if !og.addl.isTrue() || len(og.pats) == 0 && og.addl != nil {
 					// additionalProperties evaluated every other key.
-					g = jsGroup{}
+					g = group{}
 					break
 				}
 			}
@@ -1066,7 +1068,7 @@ func (c *schemaCompiler) applyUnevaluated(n *jsNode, kw string, bs []*jsSchema) 
 				s.shadowItems = false
 			}
 			if s.items == nil {
-				s.items = jsConj{v}
+				s.items = conj{v}
 			}
 		}
 		out = append(out, s)
@@ -1074,9 +1076,9 @@ func (c *schemaCompiler) applyUnevaluated(n *jsNode, kw string, bs []*jsSchema) 
 	return out, nil
 }
 
-// jsKnown lists the keywords that constrain instances (the others are
+// known lists the keywords that constrain instances (the others are
 // annotations or unknown, and are ignored).
-var jsKnown = map[string]bool{
+var known = map[string]bool{
 	"type": true, "enum": true, "const": true,
 	"minLength": true, "maxLength": true, "pattern": true, "format": true,
 	"minimum": true, "maximum": true, "exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,

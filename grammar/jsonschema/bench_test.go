@@ -1,4 +1,4 @@
-package grammar_test
+package jsonschema_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/latency"
 )
@@ -41,7 +41,7 @@ func BenchmarkFromJSONSchema(b *testing.B) {
 	for b.Loop() {
 		for _, s := range schemas {
 			start := time.Now()
-			_, _, err := grammar.FromJSONSchema(s, grammar.SchemaOptions{})
+			_, _, err := jsonschema.Compile(s, jsonschema.Options{})
 			if err != nil {
 				failed.Add(time.Since(start))
 			} else {

@@ -1,12 +1,12 @@
-package grammar_test
+package jsonschema_test
 
 import (
 	"fmt"
 
-	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 )
 
-func ExampleFromJSONSchema() {
+func ExampleCompile() {
 	schema := []byte(`{
 		"type": "object",
 		"properties": {
@@ -19,11 +19,11 @@ func ExampleFromJSONSchema() {
 	}`)
 
 	// uniqueItems cannot be enforced by a grammar: strict mode says where.
-	_, _, err := grammar.FromJSONSchema(schema, grammar.SchemaOptions{})
+	_, _, err := jsonschema.Compile(schema, jsonschema.Options{})
 	fmt.Println(err)
 
 	// Lenient mode ignores it and says so.
-	g, warnings, err := grammar.FromJSONSchema(schema, grammar.SchemaOptions{Lenient: true, Whitespace: grammar.WhitespaceCompact})
+	g, warnings, err := jsonschema.Compile(schema, jsonschema.Options{Lenient: true, Whitespace: jsonschema.WhitespaceCompact})
 	if err != nil {
 		panic(err)
 	}
