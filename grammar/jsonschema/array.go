@@ -164,8 +164,8 @@ func (c *compiler) arrayContains(s *schema, prefix []*grammar.Expr, rest *gramma
 			return nil, err
 		}
 	}
-	if k > c.opts.MaxRepeat || m > c.opts.MaxRepeat {
-		return nil, c.limitf(ct.ptr, "minContains", "a count above the limit of %d", c.opts.MaxRepeat)
+	if k > c.opts.Limits.Repeat || m > c.opts.Limits.Repeat {
+		return nil, c.limitf(ct.ptr, "minContains", "a count above Limits.Repeat (%d)", c.opts.Limits.Repeat)
 	}
 	// Elements are C (items and contains) or N (items, and not contains
 	// when maxContains counts them; any item otherwise). Lists with k to m

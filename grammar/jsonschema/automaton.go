@@ -34,7 +34,7 @@ type runeEdge struct {
 // maxDFAStates bounds every automaton built here.
 const maxDFAStates = 4000
 
-var errJSAutomatonSize = errors.New("string automaton too large")
+var errAutomatonSize = errors.New("string automaton too large")
 
 // universe is every code point a JSON string can hold (no surrogates).
 var universe = []grammar.RuneRange{{Lo: 0, Hi: 0xD7FF}, {Lo: 0xE000, Hi: unicode.MaxRune}}
@@ -48,7 +48,7 @@ type nfa struct {
 
 func (n *nfa) state() (int, error) {
 	if len(n.eps) >= 8*maxDFAStates {
-		return 0, errJSAutomatonSize
+		return 0, errAutomatonSize
 	}
 	n.eps = append(n.eps, nil)
 	n.edges = append(n.edges, nil)
@@ -213,7 +213,7 @@ func (n *nfa) determinize() (*runeDFA, error) {
 			return i, nil
 		}
 		if len(sets) >= maxDFAStates {
-			return 0, errJSAutomatonSize
+			return 0, errAutomatonSize
 		}
 		index[k] = len(sets)
 		sets = append(sets, set)
@@ -329,7 +329,7 @@ func lengthDFA(min, max int) (*runeDFA, error) {
 		top = min
 	}
 	if top >= maxDFAStates {
-		return nil, errJSAutomatonSize
+		return nil, errAutomatonSize
 	}
 	d := &runeDFA{}
 	for i := 0; i <= top; i++ {
@@ -390,7 +390,7 @@ func (d *runeDFA) complement() *runeDFA {
 // intersect returns the product automaton of d and e.
 func (d *runeDFA) intersect(e *runeDFA) (*runeDFA, error) {
 	if len(d.edges)*len(e.edges) > 16*maxDFAStates {
-		return nil, errJSAutomatonSize
+		return nil, errAutomatonSize
 	}
 	type pair struct{ a, b int }
 	index := map[pair]int{{0, 0}: 0}
@@ -408,7 +408,7 @@ func (d *runeDFA) intersect(e *runeDFA) (*runeDFA, error) {
 				t, ok := index[q]
 				if !ok {
 					if len(queue) >= maxDFAStates {
-						return nil, errJSAutomatonSize
+						return nil, errAutomatonSize
 					}
 					t = len(queue)
 					index[q] = t
@@ -693,7 +693,7 @@ func (c *compiler) dfaExprWithin(d *runeDFA, limit, maxWork int) (e *grammar.Exp
 				}
 				work += n
 				if n > limit || work > maxWork {
-					return nil, errJSAutomatonSize
+					return nil, errAutomatonSize
 				}
 				if err := c.tick(1); err != nil {
 					return nil, err
@@ -825,7 +825,7 @@ func (c *compiler) stringDFA(s *schema) (*runeDFA, error) {
 	for _, p := range parts {
 		pd, err := searchDFA(p.re)
 		if err != nil {
-			return nil, errJSAutomatonSize
+			return nil, errAutomatonSize
 		}
 		if d, err = d.intersect(pd); err != nil {
 			return nil, err
@@ -838,7 +838,7 @@ func (c *compiler) stringDFA(s *schema) (*runeDFA, error) {
 		}
 		pd, err := searchDFA(jp.re)
 		if err != nil {
-			return nil, errJSAutomatonSize
+			return nil, errAutomatonSize
 		}
 		if d, err = d.intersect(pd.complement()); err != nil {
 			return nil, err
@@ -865,7 +865,7 @@ func (c *compiler) unsupportedE(ptr, kw, format string, args ...any) error {
 	if err := c.unsupported(ptr, kw, format, args...); err != nil {
 		return err
 	}
-	return errJSIgnore
+	return errIgnore
 }
 
-var errJSIgnore = errors.New("constraint ignored")
+var errIgnore = errors.New("constraint ignored")

@@ -37,8 +37,8 @@ const (
 	WhitespacePattern
 )
 
-// Options tune Compile. The zero value is the default: strict,
-// declared property order, flexible whitespace, default limits.
+// Options tune Compile. The zero value is the default: strict, declared
+// property order, flexible whitespace, default limits.
 type Options struct {
 	// Lenient turns keywords that cannot be enforced into warnings: the
 	// keyword is ignored (the grammar accepts more than the schema) and
@@ -59,21 +59,17 @@ type Options struct {
 	// compile's context: a loader that does I/O should stop when it is done.
 	LoadRef func(ctx context.Context, uri string) ([]byte, error)
 
-	// Limits. Zero means the default shown. Exceeding one is an error
-	// wrapping ErrLimit.
-	MaxSchemaBytes      int // bytes of one schema document, remote ones included (default 8<<20)
-	MaxStringBytes      int // bytes of one string as written in the schema (default 1<<20)
-	MaxKeyBytes         int // bytes of one object key as written in the schema (default 4096)
-	MaxNumberDigits     int // digits of one number in the schema: bounds, multipleOf, const (default 100)
-	MaxDepth            int // nesting of the schema document (default 512)
-	MaxNodes            int // JSON values in the schema documents (default 1<<20)
-	MaxRules            int // rules of the grammar (default 20000)
-	MaxEnum             int // values of one enum (default 10000)
-	MaxRepeat           int // a bounded count such as maxLength or maxItems (default 1<<20)
-	MaxAlternatives     int // branches of one subschema after distributing anyOf/oneOf (default 1024)
-	MaxExprNodes        int // expression nodes of the whole grammar (default 4<<20)
-	MaxDocuments        int // remote documents loaded through LoadRef (default 64)
-	MaxAnyOrderRequired int // required properties tracked in OrderAny (default 6)
+	// MaxAnyOrderRequired bounds the required properties OrderAny tracks
+	// exactly (default 6); an object with more is an error.
+	MaxAnyOrderRequired int
+
+	// Limits bounds the work of one compilation; a zero field means its
+	// default from grammar.DefaultLimits. The front-end reads SchemaBytes,
+	// SchemaStringBytes, SchemaKeyBytes, SchemaNumberDigits, SchemaDepth,
+	// SchemaNodes, SchemaDocuments, Enum, Repeat, Alternatives, Rules,
+	// ExprNodes and RegexBytes. Crossing one is an error wrapping
+	// grammar.ErrLimit that names the field.
+	Limits grammar.Limits
 }
 
 func (o *Options) setDefaults() {
@@ -84,19 +80,8 @@ func (o *Options) setDefaults() {
 	}
 	def(&o.MaxIndent, 40)
 	def(&o.DefaultDraft, 2020)
-	def(&o.MaxSchemaBytes, 8<<20)
-	def(&o.MaxStringBytes, 1<<20)
-	def(&o.MaxKeyBytes, 4096)
-	def(&o.MaxNumberDigits, 100)
-	def(&o.MaxDepth, 512)
-	def(&o.MaxNodes, 1<<20)
-	def(&o.MaxRules, 20000)
-	def(&o.MaxEnum, 10000)
-	def(&o.MaxRepeat, 1<<20)
-	def(&o.MaxAlternatives, 1024)
-	def(&o.MaxExprNodes, 4<<20)
-	def(&o.MaxDocuments, 64)
 	def(&o.MaxAnyOrderRequired, 6)
+	o.Limits = o.Limits.WithDefaults()
 }
 
 // Warning reports a keyword that Lenient mode ignored, or a format that is
@@ -339,13 +324,13 @@ func (c *compiler) warn(ptr, kw, format string, args ...any) {
 	c.warnings = append(c.warnings, Warning{Pointer: p, Keyword: kw, Msg: kw + ": " + fmt.Sprintf(format, args...)})
 }
 
-// newRule appends a rule, within the MaxRules limit, and returns its index.
+// newRule appends a rule, within Limits.Rules, and returns its index.
 func (c *compiler) newRule(name string, body *grammar.Expr) (int, error) {
 	if err := c.tick(1); err != nil {
 		return 0, err
 	}
-	if len(c.rules) >= c.opts.MaxRules {
-		return 0, c.limitf("", "", "the grammar needs more than %d rules", c.opts.MaxRules)
+	if len(c.rules) >= c.opts.Limits.Rules {
+		return 0, c.limitf("", "", "the grammar needs more rules than Limits.Rules (%d)", c.opts.Limits.Rules)
 	}
 	return c.addRule(name, body), nil
 }
@@ -430,8 +415,8 @@ func (c *compiler) ruleFor(conj conj, name string) (int, error) {
 	c.conjRule[ck], c.ruleOf[dk] = r, r
 	c.depth++
 	defer func() { c.depth-- }()
-	if c.depth > c.opts.MaxDepth {
-		return 0, c.limitf(ptr, "", "subschemas nest deeper than %d levels", c.opts.MaxDepth)
+	if c.depth > c.opts.Limits.SchemaDepth {
+		return 0, c.limitf(ptr, "", "subschemas nest deeper than Limits.SchemaDepth (%d)", c.opts.Limits.SchemaDepth)
 	}
 	body, err := c.compileBranches(branches)
 	if err != nil {
@@ -540,8 +525,8 @@ func (c *compiler) count(n int) error {
 		return err
 	}
 	c.exprSize += n
-	if c.exprSize > c.opts.MaxExprNodes {
-		return c.limitf("", "", "the grammar needs more than %d expression nodes", c.opts.MaxExprNodes)
+	if c.exprSize > c.opts.Limits.ExprNodes {
+		return c.limitf("", "", "the grammar needs more expression nodes than Limits.ExprNodes (%d)", c.opts.Limits.ExprNodes)
 	}
 	return nil
 }
@@ -630,8 +615,8 @@ func (c *compiler) bigRepeat(e *grammar.Expr, lo, hi int, name string) (*grammar
 	if hi >= 0 && hi < lo {
 		return nil, nil
 	}
-	if hi > c.opts.MaxRepeat || lo > c.opts.MaxRepeat {
-		return nil, c.limitf("", "", "a repetition count of %d is above the limit of %d", max(lo, hi), c.opts.MaxRepeat)
+	if hi > c.opts.Limits.Repeat || lo > c.opts.Limits.Repeat {
+		return nil, c.limitf("", "", "a repetition count of %d is above Limits.Repeat (%d)", max(lo, hi), c.opts.Limits.Repeat)
 	}
 	if e == nil {
 		return c.rep(nil, lo, hi), nil
@@ -807,8 +792,8 @@ func (c *compiler) literal(v *node) *grammar.Expr {
 // compileEnum compiles a schema with enum or const: the listed values that
 // satisfy the rest of the schema, each as a literal.
 func (c *compiler) compileEnum(s *schema) (*grammar.Expr, error) {
-	if len(s.enum) > c.opts.MaxEnum {
-		return nil, c.limitf(s.enumPtr, "enum", "%d values, more than the limit of %d", len(s.enum), c.opts.MaxEnum)
+	if len(s.enum) > c.opts.Limits.Enum {
+		return nil, c.limitf(s.enumPtr, "enum", "%d values, more than Limits.Enum (%d)", len(s.enum), c.opts.Limits.Enum)
 	}
 	var alts []*grammar.Expr
 	seen := map[string]bool{}

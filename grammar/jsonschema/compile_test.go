@@ -283,10 +283,10 @@ func TestJSONSchemaLimits(t *testing.T) {
 	_, _, err = jsonschema.Compile([]byte(b.String()), jsonschema.Options{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
-	_, _, err = jsonschema.Compile([]byte(manyProps(50)), jsonschema.Options{MaxRules: 3})
+	_, _, err = jsonschema.Compile([]byte(manyProps(50)), jsonschema.Options{Limits: grammar.Limits{Rules: 3}})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
-	_, _, err = jsonschema.Compile([]byte(`{"enum":[1,2,3]}`), jsonschema.Options{MaxEnum: 2})
+	_, _, err = jsonschema.Compile([]byte(`{"enum":[1,2,3]}`), jsonschema.Options{Limits: grammar.Limits{Enum: 2}})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
 	_, _, err = jsonschema.Compile([]byte(`{"type":"string","pattern":"^a{2000}$"}`), jsonschema.Options{})
@@ -303,7 +303,7 @@ func FuzzCompile(f *testing.F) {
 	f.Add([]byte(`{"type":"object","patternProperties":{"^a":{"type":"integer"},"b$":{"type":"string"}},"propertyNames":{"maxLength":3}}`))
 	f.Add([]byte(`{"not":{"not":{"items":{"const":1}}}}`))
 	f.Fuzz(func(t *testing.T, schema []byte) {
-		opts := jsonschema.Options{MaxRules: 2000, MaxExprNodes: 1 << 18, MaxRepeat: 1 << 12, MaxAlternatives: 64, MaxEnum: 500}
+		opts := jsonschema.Options{Limits: grammar.Limits{Rules: 2000, ExprNodes: 1 << 18, Repeat: 1 << 12, Alternatives: 64, Enum: 500}}
 		for _, lenient := range []bool{false, true} {
 			opts.Lenient = lenient
 			g, warnings, err := jsonschema.Compile(schema, opts)
@@ -315,7 +315,7 @@ func FuzzCompile(f *testing.F) {
 			if err := g.Validate(); err != nil {
 				t.Fatalf("invalid grammar: %v", err)
 			}
-			require.LessOrEqual(t, len(g.Rules), opts.MaxRules, "%q: more rules than the limit", schema)
+			require.LessOrEqual(t, len(g.Rules), opts.Limits.Rules, "%q: more rules than the limit", schema)
 			for _, w := range warnings {
 				require.True(t, w.Pointer == "" || strings.HasPrefix(w.Pointer, "/"), "%q: warning pointer %q", schema, w.Pointer)
 			}

@@ -538,8 +538,8 @@ func (c *compiler) product(a, b []*schema, ptr string) ([]*schema, error) {
 			}
 			seen[k] = true
 			out = append(out, m)
-			if len(out) > c.opts.MaxAlternatives {
-				return nil, c.limitf(ptr, "", "more than %d alternatives after distributing anyOf/oneOf/allOf", c.opts.MaxAlternatives)
+			if len(out) > c.opts.Limits.Alternatives {
+				return nil, c.limitf(ptr, "", "more alternatives than Limits.Alternatives (%d) after distributing anyOf/oneOf/allOf", c.opts.Limits.Alternatives)
 			}
 		}
 	}
@@ -558,8 +558,8 @@ func (c *compiler) union(a, b []*schema, ptr string) ([]*schema, error) {
 			out = append(out, s)
 		}
 	}
-	if len(out) > c.opts.MaxAlternatives {
-		return nil, c.limitf(ptr, "", "more than %d alternatives after distributing anyOf/oneOf", c.opts.MaxAlternatives)
+	if len(out) > c.opts.Limits.Alternatives {
+		return nil, c.limitf(ptr, "", "more alternatives than Limits.Alternatives (%d) after distributing anyOf/oneOf", c.opts.Limits.Alternatives)
 	}
 	return out, nil
 }
@@ -660,8 +660,8 @@ func (c *compiler) nodeDNF(n *node) ([]*schema, error) {
 	defer delete(c.inDNF, n.id)
 	c.depth++
 	defer func() { c.depth-- }()
-	if c.depth > c.opts.MaxDepth {
-		return nil, c.limitf(n.ptr, "", "subschemas nest deeper than %d levels", c.opts.MaxDepth)
+	if c.depth > c.opts.Limits.SchemaDepth {
+		return nil, c.limitf(n.ptr, "", "subschemas nest deeper than Limits.SchemaDepth (%d)", c.opts.Limits.SchemaDepth)
 	}
 
 	if ref := n.get("$ref"); ref != nil && n.draft <= 7 {

@@ -211,12 +211,12 @@ func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*doc, error) 
 
 // build converts a gjson value into a node tree.
 func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*node, error) {
-	if depth > ix.c.opts.MaxDepth {
-		return nil, ix.c.limitf(ptr, "", "schema document is nested deeper than %d levels", ix.c.opts.MaxDepth)
+	if depth > ix.c.opts.Limits.SchemaDepth {
+		return nil, ix.c.limitf(ptr, "", "schema document is nested deeper than Limits.SchemaDepth (%d)", ix.c.opts.Limits.SchemaDepth)
 	}
 	ix.nodes++
-	if ix.nodes > ix.c.opts.MaxNodes {
-		return nil, ix.c.limitf(ptr, "", "schema has more than %d JSON values", ix.c.opts.MaxNodes)
+	if ix.nodes > ix.c.opts.Limits.SchemaNodes {
+		return nil, ix.c.limitf(ptr, "", "schema has more JSON values than Limits.SchemaNodes (%d)", ix.c.opts.Limits.SchemaNodes)
 	}
 	n := &node{ptr: ptr, id: ix.nodes}
 	var err error
@@ -547,8 +547,8 @@ func (ix *schemaIndex) load(from *node, uri, kw string) (*node, error) {
 	if ix.c.opts.LoadRef == nil {
 		return nil, ix.c.errorf(from.ptr, kw, grammar.ErrUnsupported, "reference to %q, which is not part of the schema (set Options.LoadRef to load it)", uri)
 	}
-	if len(ix.docs) > ix.c.opts.MaxDocuments {
-		return nil, ix.c.limitf(from.ptr, kw, "more than %d remote documents", ix.c.opts.MaxDocuments)
+	if len(ix.docs) > ix.c.opts.Limits.SchemaDocuments {
+		return nil, ix.c.limitf(from.ptr, kw, "more remote documents than Limits.SchemaDocuments (%d)", ix.c.opts.Limits.SchemaDocuments)
 	}
 	data, err := ix.c.opts.LoadRef(ix.c.ctx, uri)
 	if err != nil {

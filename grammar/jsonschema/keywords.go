@@ -21,8 +21,8 @@ func (c *compiler) readKeywords(n *node) (*schema, error) {
 			return 0, false, bad(kw, "a non-negative integer")
 		}
 		r := v.num().Num()
-		if !r.IsInt64() || r.Int64() > int64(c.opts.MaxRepeat) {
-			return c.opts.MaxRepeat + 1, true, nil
+		if !r.IsInt64() || r.Int64() > int64(c.opts.Limits.Repeat) {
+			return c.opts.Limits.Repeat + 1, true, nil
 		}
 		return int(r.Int64()), true, nil
 	}

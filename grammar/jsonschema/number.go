@@ -459,7 +459,7 @@ func (c *compiler) compileNumber(s *schema) (*grammar.Expr, error) {
 		}
 	}
 	if err != nil {
-		if errors.Is(err, errJSAutomatonSize) {
+		if errors.Is(err, errAutomatonSize) {
 			return nil, c.unsupported(s.multPtr, "multipleOf", "multipleOf needs more than %d automaton states", maxDFAStates)
 		}
 		return nil, err
@@ -495,7 +495,7 @@ func (c *compiler) multiple(s *schema) (*big.Rat, error) {
 func multipleDFA(m *big.Rat) (*runeDFA, error) {
 	ip, frac, ok := splitDecimal(m)
 	if !ok {
-		return nil, errJSAutomatonSize
+		return nil, errAutomatonSize
 	}
 	t := len(frac)
 	P := new(big.Int).Mul(ip, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t)), nil))
@@ -504,7 +504,7 @@ func multipleDFA(m *big.Rat) (*runeDFA, error) {
 		P.Add(P, f)
 	}
 	if !P.IsInt64() || P.Int64()*int64(t+2) > maxDFAStates {
-		return nil, errJSAutomatonSize
+		return nil, errAutomatonSize
 	}
 	p := int(P.Int64())
 	// States: 0 start; 1 after '-'; then (phase, r): phase 0 integer digits,
@@ -593,7 +593,7 @@ func (c *compiler) dfaRules(d *runeDFA, name string) (*grammar.Expr, error) {
 	if err == nil && exprSize(e) <= inlineDFAExpr {
 		return e, nil
 	}
-	if err != nil && !errors.Is(err, errJSAutomatonSize) {
+	if err != nil && !errors.Is(err, errAutomatonSize) {
 		return nil, err
 	}
 	c.exprSize = before

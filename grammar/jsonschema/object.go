@@ -76,7 +76,7 @@ func (c *compiler) compileObject(s *schema) (*grammar.Expr, error) {
 		items = append(items, item)
 	}
 	extras, err := c.objectExtras(s, names)
-	if errors.Is(err, errJSIgnore) {
+	if errors.Is(err, errIgnore) {
 		// Lenient: undeclared keys take any value.
 		extras, err = c.objectExtras(&schema{}, names)
 	}
@@ -201,7 +201,7 @@ func (c *compiler) objectExtras(s *schema, declared []string) ([]extra, error) {
 		}
 		key, err := c.keyRule(region.String(), func() (*grammar.Expr, error) { return c.dfaExpr(region) })
 		if err != nil {
-			if errors.Is(err, errJSAutomatonSize) {
+			if errors.Is(err, errAutomatonSize) {
 				return nil, c.unsupportedE(s.ptr, "patternProperties", "the key pattern needs too large an expression")
 			}
 			return nil, err
@@ -243,7 +243,7 @@ func (c *compiler) propertyNamesDFA(s *schema) (*runeDFA, bool, error) {
 		}
 		d, err := c.stringDFA(b)
 		if err != nil {
-			if errors.Is(err, errJSAutomatonSize) {
+			if errors.Is(err, errAutomatonSize) {
 				return nil, false, c.unsupportedE(s.ptr, "propertyNames", "the key constraints need too large an automaton")
 			}
 			return nil, false, err
@@ -270,8 +270,8 @@ func (c *compiler) keyExcluding(ptr string, names []string) (*grammar.Expr, erro
 	// from required and the like, which are strings: bound them as keys
 	// before they cost a trie node per character.
 	for _, n := range names {
-		if len(n) > c.opts.MaxKeyBytes {
-			return nil, c.limitf(ptr, "", "a property name of %d bytes is longer than MaxKeyBytes (%d)", len(n), c.opts.MaxKeyBytes)
+		if len(n) > c.opts.Limits.SchemaKeyBytes {
+			return nil, c.limitf(ptr, "", "a property name of %d bytes is longer than Limits.SchemaKeyBytes (%d)", len(n), c.opts.Limits.SchemaKeyBytes)
 		}
 	}
 	type node struct {
@@ -302,7 +302,7 @@ func (c *compiler) keyExcluding(ptr string, names []string) (*grammar.Expr, erro
 		cur.end = true
 	}
 	// The nodes in post-order (children before their parent), walked with
-	// an explicit stack: names may be as long as MaxStringBytes.
+	// an explicit stack: names may be as long as Limits.SchemaStringBytes.
 	var post []*node
 	stack := []*node{root}
 	for len(stack) > 0 {
@@ -455,8 +455,8 @@ func (c *compiler) objectDeclared(s *schema, items []objItem, extra *grammar.Exp
 		order = append(order, st)
 	}
 	visit(state{0, 0})
-	if len(order) > 4*c.opts.MaxRules {
-		return nil, c.limitf(s.ptr, "maxProperties", "the property counts need more than %d states", 4*c.opts.MaxRules)
+	if len(order) > 4*c.opts.Limits.Rules {
+		return nil, c.limitf(s.ptr, "maxProperties", "the property counts need more states than 4 × Limits.Rules (%d)", 4*c.opts.Limits.Rules)
 	}
 	built := map[state]*grammar.Expr{}
 	// order is a post-order: successors first.
@@ -613,7 +613,7 @@ func (c *compiler) objectAnyOrder(s *schema, items []objItem, extra *grammar.Exp
 		}
 	}
 	if len(req) > c.opts.MaxAnyOrderRequired {
-		return nil, c.limitf(s.ptr, "required", "%d required properties in any order, more than the limit of %d", len(req), c.opts.MaxAnyOrderRequired)
+		return nil, c.limitf(s.ptr, "required", "%d required properties in any order, more than Options.MaxAnyOrderRequired (%d)", len(req), c.opts.MaxAnyOrderRequired)
 	}
 	free := c.or(append(append([]*grammar.Expr(nil), opt...), extra)...)
 	full := 1<<len(req) - 1

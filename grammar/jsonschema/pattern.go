@@ -26,6 +26,9 @@ type pattern struct {
 
 // pattern returns the translation of an ECMA-262 pattern, cached.
 func (c *compiler) pattern(loc loc, kw string) (*pattern, error) {
+	if n := len(loc.val); n > c.opts.Limits.RegexBytes {
+		return nil, c.limitf(loc.ptr, kw, "a pattern of %d bytes, more than Limits.RegexBytes (%d)", n, c.opts.Limits.RegexBytes)
+	}
 	p, ok := c.regexes[loc.val]
 	if !ok {
 		p = &pattern{}

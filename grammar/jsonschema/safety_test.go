@@ -24,29 +24,41 @@ import (
 // before they cost memory or stack, cancellation, and strict mode sound.
 
 // TestJSONSchemaInputBounds checks that each input size ends in an error
-// wrapping ErrLimit that names the place, before the work it would cost.
+// wrapping ErrLimit that names the place and the field of grammar.Limits,
+// before the work it would cost.
 func TestJSONSchemaInputBounds(t *testing.T) {
 	longKey := `{"type":"object","properties":{"` + strings.Repeat("a", 1_000_000) + `":{}},"additionalProperties":{"type":"integer"}}`
+	remote := func(ctx context.Context, uri string) ([]byte, error) {
+		return []byte(`{"$ref":"` + uri + `x"}`), nil
+	}
 	for _, tc := range []struct {
 		name    string
 		schema  string
 		opts    jsonschema.Options
 		pointer string
+		field   string // of grammar.Limits, named in the message
 	}{
-		{"a 1,000,000-character key", longKey, jsonschema.Options{}, "/properties"},
+		{"a 1,000,000-character key", longKey, jsonschema.Options{}, "/properties", "SchemaKeyBytes"},
 		// Raised string limit: the key-exclusion builder is iterative and
-		// splits long names into rules, so this ends at MaxRules, not in a
+		// splits long names into rules, so this ends at Limits.Rules, not in a
 		// stack overflow.
-		{"a long key past MaxKeyBytes", longKey, jsonschema.Options{MaxKeyBytes: 2 << 20, MaxRules: 1000}, "#"},
-		{"a long string", `{"const":"` + strings.Repeat("x", 1<<20+1) + `"}`, jsonschema.Options{}, "/const"},
-		{"schema bytes", `{"description":"` + strings.Repeat("x", 5000) + `"}`, jsonschema.Options{MaxSchemaBytes: 4096}, "#"},
-		{"number digits", `{"properties":{"n":{"multipleOf":0.` + strings.Repeat("1", 200) + `}}}`, jsonschema.Options{}, "/properties/n/multipleOf"},
-		{"nesting before parsing", strings.Repeat("[", 5_000_000), jsonschema.Options{}, ""},
-		{"enum size", `{"enum":[1,2,3]}`, jsonschema.Options{MaxEnum: 2}, "/enum"},
+		{"a long key past Limits.SchemaKeyBytes", longKey, jsonschema.Options{Limits: grammar.Limits{SchemaKeyBytes: 2 << 20, Rules: 1000}}, "#", "Rules"},
+		{"a long string", `{"const":"` + strings.Repeat("x", 1<<20+1) + `"}`, jsonschema.Options{}, "/const", "SchemaStringBytes"},
+		{"schema bytes", `{"description":"` + strings.Repeat("x", 5000) + `"}`, jsonschema.Options{Limits: grammar.Limits{SchemaBytes: 4096}}, "#", "SchemaBytes"},
+		{"number digits", `{"properties":{"n":{"multipleOf":0.` + strings.Repeat("1", 200) + `}}}`, jsonschema.Options{}, "/properties/n/multipleOf", "SchemaNumberDigits"},
+		{"nesting before parsing", strings.Repeat("[", 5_000_000), jsonschema.Options{}, "", "SchemaDepth"},
+		{"schema values", `{"enum":[1,2,3,4,5,6,7,8]}`, jsonschema.Options{Limits: grammar.Limits{SchemaNodes: 4}}, "", "SchemaNodes"},
+		{"enum size", `{"enum":[1,2,3]}`, jsonschema.Options{Limits: grammar.Limits{Enum: 2}}, "/enum", "Enum"},
+		{"repeat", `{"type":"string","maxLength":100}`, jsonschema.Options{Limits: grammar.Limits{Repeat: 10}}, "", "Repeat"},
+		{"alternatives", `{"allOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"anyOf":[{"minimum":1},{"maxLength":2}]}]}`, jsonschema.Options{Limits: grammar.Limits{Alternatives: 1}}, "", "Alternatives"},
+		{"rules", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}`, jsonschema.Options{Limits: grammar.Limits{Rules: 2}}, "", "Rules"},
+		{"expression nodes", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}`, jsonschema.Options{Limits: grammar.Limits{ExprNodes: 20}}, "", "ExprNodes"},
+		{"pattern bytes", `{"type":"string","pattern":"` + strings.Repeat("a", 100) + `"}`, jsonschema.Options{Limits: grammar.Limits{RegexBytes: 50}}, "/pattern", "RegexBytes"},
+		{"remote documents", `{"$ref":"https://example.com/a"}`, jsonschema.Options{LoadRef: remote, Limits: grammar.Limits{SchemaDocuments: 3}}, "", "SchemaDocuments"},
 		// A name in required is a string, not a key, to the scan: the
 		// key-exclusion builder bounds it before building a trie node per
 		// character (hundreds of MB for this 1 MB schema otherwise).
-		{"a 1,000,000-character required name", `{"type":"object","required":["` + strings.Repeat("a", 1_000_000) + `"]}`, jsonschema.Options{}, "#"},
+		{"a 1,000,000-character required name", `{"type":"object","required":["` + strings.Repeat("a", 1_000_000) + `"]}`, jsonschema.Options{}, "#", "SchemaKeyBytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := jsonschema.Compile([]byte(tc.schema), tc.opts)
@@ -56,6 +68,7 @@ func TestJSONSchemaInputBounds(t *testing.T) {
 			if tc.pointer != "" {
 				assert.Equal(t, tc.pointer, e.Pointer, "%v", err)
 			}
+			assert.Contains(t, e.Msg, "Limits."+tc.field, "%v", err)
 		})
 	}
 }
@@ -88,7 +101,7 @@ func TestJSONSchemaMultipleOfQuarters(t *testing.T) {
 		m := fmt.Sprintf("%g", float64(k)/4)
 		t.Run(m, func(t *testing.T) {
 			g, _, err := jsonschema.Compile([]byte(`{"type":"number","multipleOf":`+m+`}`),
-				jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, MaxExprNodes: 1 << 16})
+				jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, Limits: grammar.Limits{ExprNodes: 1 << 16}})
 			require.NoError(t, err)
 			for i := -3; i <= 3; i++ {
 				ok, err := oracle.Accepts(g, []byte(fmt.Sprintf("%g", float64(i*k)/4)))

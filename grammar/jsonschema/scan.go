@@ -17,8 +17,8 @@ import (
 // document (empty for the root).
 func (ix *schemaIndex) scan(data []byte, ptr string) error {
 	o := &ix.c.opts
-	if len(data) > o.MaxSchemaBytes {
-		return ix.c.limitf(ptr, "", "the schema document has %d bytes, more than the limit of %d", len(data), o.MaxSchemaBytes)
+	if len(data) > o.Limits.SchemaBytes {
+		return ix.c.limitf(ptr, "", "the schema document has %d bytes, more than Limits.SchemaBytes (%d)", len(data), o.Limits.SchemaBytes)
 	}
 	if !utf8.Valid(data) {
 		off := 0
@@ -60,8 +60,8 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 	for i := 0; i < len(data); i++ {
 		switch b := data[i]; {
 		case b == '[' || b == '{':
-			if len(open) >= o.MaxDepth {
-				return ix.c.limitf(at(false), "", "the schema document nests deeper than %d levels", o.MaxDepth)
+			if len(open) >= o.Limits.SchemaDepth {
+				return ix.c.limitf(at(false), "", "the schema document nests deeper than Limits.SchemaDepth (%d)", o.Limits.SchemaDepth)
 			}
 			open = append(open, frame{object: b == '{', wantKey: b == '{'})
 		case b == ']' || b == '}':
@@ -85,12 +85,12 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 				}
 			}
 			isKey := len(open) > 0 && open[len(open)-1].wantKey
-			what, limit := "string", o.MaxStringBytes
+			what, field, limit := "string", "SchemaStringBytes", o.Limits.SchemaStringBytes
 			if isKey {
-				what, limit = "key", o.MaxKeyBytes
+				what, field, limit = "key", "SchemaKeyBytes", o.Limits.SchemaKeyBytes
 			}
 			if n := i - start - 1; n > limit {
-				return ix.c.limitf(at(isKey), "", "a %s of %d bytes, more than the limit of %d", what, n, limit)
+				return ix.c.limitf(at(isKey), "", "a %s of %d bytes, more than Limits.%s (%d)", what, n, field, limit)
 			}
 			if isKey {
 				// The key as written (escapes left as they are), for
@@ -110,8 +110,8 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 					digits++
 				}
 			}
-			if digits > o.MaxNumberDigits {
-				return ix.c.limitf(at(false), "", "a number of %d digits (%.20s...), more than the limit of %d", digits, data[start:], o.MaxNumberDigits)
+			if digits > o.Limits.SchemaNumberDigits {
+				return ix.c.limitf(at(false), "", "a number of %d digits (%.20s...), more than Limits.SchemaNumberDigits (%d)", digits, data[start:], o.Limits.SchemaNumberDigits)
 			}
 			i-- // the loop steps past the number's last byte
 		}

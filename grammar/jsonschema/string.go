@@ -364,7 +364,7 @@ func (c *compiler) compileString(s *schema) (*grammar.Expr, error) {
 		}
 	}
 	body, err := c.stringAutomaton(s, parts, excluded, minLen, maxLen)
-	if errors.Is(err, errJSAutomatonSize) && len(parts) == 1 && len(s.notPatterns) == 0 && len(excluded) == 0 && maxLen >= 0 {
+	if errors.Is(err, errAutomatonSize) && len(parts) == 1 && len(s.notPatterns) == 0 && len(excluded) == 0 && maxLen >= 0 {
 		if body, ok := c.cappedString(parts[0], minLen, maxLen); ok {
 			if body == nil {
 				return nil, nil
@@ -378,13 +378,13 @@ func (c *compiler) compileString(s *schema) (*grammar.Expr, error) {
 		if len(parts) > 0 {
 			ptr, kw = parts[0].loc.ptr, parts[0].kw
 		}
-		if errors.Is(err, errJSAutomatonSize) {
+		if errors.Is(err, errAutomatonSize) {
 			err = c.unsupportedE(ptr, kw, "the combination of the string constraints needs more than %d automaton states", maxDFAStates)
 		} else {
 			err = c.unsupportedE(ptr, kw, "%v", err)
 		}
 	}
-	if errors.Is(err, errJSIgnore) {
+	if errors.Is(err, errIgnore) {
 		// Lenient: keep the first constraint and drop the rest.
 		if len(parts) > 0 {
 			if body, ok, err := c.stringRegex(parts[0], 0, -1); err != nil || ok {

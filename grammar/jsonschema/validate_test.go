@@ -9,7 +9,7 @@ import (
 	"github.com/reinlm/rein/grammar/jsonschema"
 )
 
-func TestValidateJSONSchemaInstance(t *testing.T) {
+func TestValidate(t *testing.T) {
 	tests := []struct {
 		schema, doc string
 		want        bool

@@ -43,11 +43,11 @@ func FuzzSchemaDocument(f *testing.F) {
 		if len(schema) > 4096 {
 			return
 		}
-		opts := jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, MaxRules: 500, MaxExprNodes: 1 << 16,
-			MaxRepeat: 256, MaxAlternatives: 32, MaxEnum: 100}
+		opts := jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, Limits: grammar.Limits{Rules: 500, ExprNodes: 1 << 16,
+			Repeat: 256, Alternatives: 32, Enum: 100}}
 		g, _, err := jsonschema.Compile(schema, opts)
 		if err != nil {
-			return // FuzzFromJSONSchema checks the errors
+			return // jsonschema.FuzzCompile checks the errors
 		}
 		c, err := mask.Compile(g, voc, mask.Options{Limits: pda.Limits{MaxRuleStates: 2000, MaxTotalStates: 10000, MaxNFAStates: 20000}})
 		if err != nil {
