@@ -116,7 +116,7 @@ func (s *Spec) key() (string, error) {
 func (s *Spec) grammar(ctx context.Context, loadRef func(context.Context, string) ([]byte, error)) (*grammar.Grammar, []jsonschema.Warning, error) {
 	switch s.Kind {
 	case KindRegex:
-		g, err := grammar.FromRegex(s.Source)
+		g, err := grammar.FromRegex(s.Source, grammar.Limits{})
 		return g, nil, err
 	case KindJSONSchema:
 		opts := s.Schema
@@ -125,7 +125,7 @@ func (s *Spec) grammar(ctx context.Context, loadRef func(context.Context, string
 		}
 		return jsonschema.CompileContext(ctx, []byte(s.Source), opts)
 	case KindGBNF:
-		g, err := grammar.ParseGBNFContext(ctx, s.Source, s.Root)
+		g, err := grammar.ParseGBNFContext(ctx, s.Source, s.Root, grammar.Limits{})
 		return g, nil, err
 	case KindJSON:
 		return grammar.JSON(), nil, nil

@@ -93,7 +93,7 @@ func ExampleForwarder_Forced() {
 	if err != nil {
 		panic(err)
 	}
-	g, err := grammar.FromRegex(`(INFO|WARN|ERROR) \[[a-z]+\] (done|failed)`)
+	g, err := grammar.FromRegex(`(INFO|WARN|ERROR) \[[a-z]+\] (done|failed)`, grammar.Limits{})
 	if err != nil {
 		panic(err)
 	}
@@ -124,7 +124,7 @@ func ExampleNext() {
 	if err != nil {
 		panic(err)
 	}
-	g, err := grammar.FromRegex(`Answer: (yes|no)\.`)
+	g, err := grammar.FromRegex(`Answer: (yes|no)\.`, grammar.Limits{})
 	if err != nil {
 		panic(err)
 	}

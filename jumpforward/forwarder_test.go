@@ -29,13 +29,13 @@ func schemaGrammar(ws jsonschema.Whitespace) func(t *testing.T, src string) *gra
 }
 
 func gbnfGrammar(t *testing.T, src string) *grammar.Grammar {
-	g, err := grammar.ParseGBNF(src, "root")
+	g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
 	require.NoError(t, err)
 	return g
 }
 
 func regexGrammar(t *testing.T, src string) *grammar.Grammar {
-	g, err := grammar.FromRegex(src)
+	g, err := grammar.FromRegex(src, grammar.Limits{})
 	require.NoError(t, err)
 	return g
 }

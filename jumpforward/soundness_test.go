@@ -197,7 +197,7 @@ func TestSoundnessGBNF(t *testing.T) {
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
-		g, err := grammar.ParseGBNF(string(src), "root")
+		g, err := grammar.ParseGBNF(string(src), "root", grammar.Limits{})
 		if err != nil {
 			continue
 		}

@@ -39,7 +39,7 @@ func TestAmbiguousGrammarsBounded(t *testing.T) {
 			var g *grammar.Grammar
 			var err error
 			if tc.GBNF != "" {
-				g, err = grammar.ParseGBNF(tc.GBNF, "root")
+				g, err = grammar.ParseGBNF(tc.GBNF, "root", grammar.Limits{})
 			} else {
 				g, _, err = jsonschema.Compile([]byte(tc.Schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 			}
@@ -81,7 +81,7 @@ func FuzzRandomGrammar(f *testing.F) {
 			return
 		}
 		src, ops := advtest.RandomGBNF(data)
-		g, err := grammar.ParseGBNF(src, "root")
+		g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
 		if err != nil {
 			var ge *grammar.Error
 			var gl grammar.ErrorList
@@ -152,7 +152,7 @@ func checkCompileError(t *testing.T, src string, err error) {
 func TestAdversarialCasesAllowTheirPrefix(t *testing.T) {
 	voc := gpt2Vocab(t)
 	for _, tc := range advtest.Cases()[:1] {
-		g, err := grammar.ParseGBNF(tc.GBNF, "root")
+		g, err := grammar.ParseGBNF(tc.GBNF, "root", grammar.Limits{})
 		require.NoError(t, err)
 		c, err := mask.Compile(g, voc)
 		require.NoError(t, err)

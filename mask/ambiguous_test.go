@@ -42,7 +42,7 @@ func TestAmbiguousInputsStayFast(t *testing.T) {
 s ::= "a" t | "a" u | "a" v | "x"
 t ::= s "b"
 u ::= s "c"
-v ::= s "d"`, "root")
+v ::= s "d"`, "root", grammar.Limits{})
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name        string
@@ -103,7 +103,7 @@ func TestStepLimitFailsTheSequence(t *testing.T) {
 	for i := 0; i < 16; i++ {
 		src += fmt.Sprintf("\nt%d ::= s %q", i, string(rune('b'+i)))
 	}
-	g, err := grammar.ParseGBNF(src, "root")
+	g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
 	require.NoError(t, err)
 	c, err := mask.Compile(g, voc)
 	require.NoError(t, err)

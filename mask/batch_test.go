@@ -287,7 +287,7 @@ func TestBatchFillerDoesNotAllocate(t *testing.T) {
 // error naming what went wrong.
 func TestMatcherAcceptErrors(t *testing.T) {
 	voc := vocabtest.Load(t, "gpt2")
-	g, err := grammar.FromRegex(`(yes|no)`)
+	g, err := grammar.FromRegex(`(yes|no)`, grammar.Limits{})
 	require.NoError(t, err)
 	c, err := mask.Compile(g, voc)
 	require.NoError(t, err)

@@ -33,7 +33,7 @@ func TestSharedClassification(t *testing.T) {
 		require.NoError(t, err, f)
 		grammars[f] = g
 	}
-	g, err := grammar.FromRegex(`[a-z]{1,8}@(example|test)\.(com|org)`)
+	g, err := grammar.FromRegex(`[a-z]{1,8}@(example|test)\.(com|org)`, grammar.Limits{})
 	require.NoError(t, err)
 	grammars["regex"] = g
 

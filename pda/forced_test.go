@@ -122,11 +122,11 @@ call ::= "f(" args ")"
 args ::= arg ("," arg)*
 arg ::= "x" | "xy" | call`,
 	} {
-		g, err := grammar.ParseGBNF(src, "root")
+		g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
 		require.NoError(t, err)
 		gs = append(gs, g)
 	}
-	g, err := grammar.FromRegex(`(INFO|WARN|ERROR) \[[a-z]{2,5}\] (done|failed: [0-9]+)`)
+	g, err := grammar.FromRegex(`(INFO|WARN|ERROR) \[[a-z]{2,5}\] (done|failed: [0-9]+)`, grammar.Limits{})
 	require.NoError(t, err)
 	gs = append(gs, g)
 
@@ -169,7 +169,7 @@ arg ::= "x" | "xy" | call`,
 func TestRulePath(t *testing.T) {
 	g, err := grammar.ParseGBNF(`root ::= "{" ws "\"name\":" str "}"
 ws ::= " "?
-str ::= "\"" [a-z]* "\""`, "root")
+str ::= "\"" [a-z]* "\""`, "root", grammar.Limits{})
 	require.NoError(t, err)
 	p, err := Compile(g, Limits{})
 	require.NoError(t, err)

@@ -664,7 +664,7 @@ func (c *compiler) setupWhitespace() error {
 		if err != nil {
 			return &grammar.Error{Source: "jsonschema", Msg: "whitespace pattern: " + err.Error(), Err: err}
 		}
-		e, err := grammar.RegexExpr(re.String())
+		e, err := grammar.RegexExpr(re.String(), c.opts.Limits)
 		if err != nil {
 			return &grammar.Error{Source: "jsonschema", Msg: "whitespace pattern: " + err.Error(), Err: err}
 		}

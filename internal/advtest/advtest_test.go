@@ -20,7 +20,7 @@ func TestCasesParse(t *testing.T) {
 			var g *grammar.Grammar
 			var err error
 			if tc.GBNF != "" {
-				g, err = grammar.ParseGBNF(tc.GBNF, "root")
+				g, err = grammar.ParseGBNF(tc.GBNF, "root", grammar.Limits{})
 			} else {
 				g, _, err = jsonschema.Compile([]byte(tc.Schema), jsonschema.Options{})
 			}
@@ -43,7 +43,7 @@ func TestRandomGBNF(t *testing.T) {
 		again, _ := advtest.RandomGBNF(data)
 		require.Equal(t, src, again)
 		require.LessOrEqual(t, len(rest), len(data))
-		if _, err := grammar.ParseGBNF(src, "root"); err == nil {
+		if _, err := grammar.ParseGBNF(src, "root", grammar.Limits{}); err == nil {
 			ok++
 		}
 	}
