@@ -14,11 +14,11 @@
 //     out) and resolves $ref: URIs, anchors, JSON pointers with ~0 ~1 and
 //     percent escapes, remote documents through Options.LoadRef.
 //   - keywords.go and dnf.go normalize a subschema into branches: a
-//     disjunction of plain conjunctive records (schema). $ref, allOf,
-//     anyOf, oneOf, not, if/then/else and dependencies are distributed over
-//     the node's own keywords, and what they combine is intersected
-//     (merge). Subschemas below a branch stay unnormalized until their own
-//     rule is compiled, which keeps recursion finite.
+//     disjunction of plain conjunctive records (schema, in schema.go).
+//     $ref, allOf, anyOf, oneOf, not, if/then/else and dependencies are
+//     distributed over the node's own keywords, and what they combine is
+//     intersected (merge.go). Subschemas below a branch stay unnormalized
+//     until their own rule is compiled, which keeps recursion finite.
 //   - not.go pushes negation down to constraints that can be negated and
 //     proves oneOf alternatives disjoint; validate.go evaluates schemas on
 //     constant values (enum and const are filtered by the rest of their

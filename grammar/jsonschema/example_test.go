@@ -36,3 +36,18 @@ func ExampleCompile() {
 	// warning: /properties/tags/uniqueItems: uniqueItems: uniqueness of array items cannot be enforced by a grammar (ignored)
 	// root has 6 rules
 }
+
+func ExampleValidate() {
+	schema := []byte(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`)
+	for _, doc := range []string{`{"n":3}`, `{"n":0}`, `{}`} {
+		ok, err := jsonschema.Validate(schema, []byte(doc), jsonschema.Options{})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(doc, ok)
+	}
+	// Output:
+	// {"n":3} true
+	// {"n":0} false
+	// {} false
+}
