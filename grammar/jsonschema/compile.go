@@ -60,7 +60,8 @@ type Options struct {
 	LoadRef func(ctx context.Context, uri string) ([]byte, error)
 
 	// MaxAnyOrderRequired bounds the required properties OrderAny tracks
-	// exactly (default 6); an object with more is an error.
+	// exactly (default 6); an object with more is an error wrapping
+	// grammar.ErrLimit.
 	MaxAnyOrderRequired int
 
 	// Limits bounds the work of one compilation; a zero field means its
@@ -94,8 +95,8 @@ type Warning struct {
 
 func (w Warning) String() string { return w.Pointer + ": " + w.Msg }
 
-// Compile compiles a JSON Schema (drafts 4, 6, 7, 2019-09 and
-// 2020-12) into a grammar for the JSON documents it accepts.
+// Compile compiles a JSON Schema (drafts 4, 6, 7, 2019-09 and 2020-12) into
+// a grammar for the JSON documents it accepts.
 //
 // The grammar accepts documents that the schema validates, written as JSON
 // with the whitespace that opts allows, object properties in the order opts
@@ -109,18 +110,19 @@ func (w Warning) String() string { return w.Pointer + ": " + w.Msg }
 // then they are ignored and reported as warnings. Annotations and unknown
 // keywords are ignored; unknown formats are ignored with a warning.
 //
-// Errors are *Error values with Source "jsonschema" (or an ErrorList of
-// them); they wrap ErrUnsupported for what cannot be enforced and ErrLimit
-// when a limit of opts is exceeded.
+// Errors are *grammar.Error values with Source "jsonschema" (or a
+// grammar.ErrorList of them); they wrap grammar.ErrUnsupported for what
+// cannot be enforced and grammar.ErrLimit when a bound of opts.Limits is
+// crossed.
 func Compile(schema []byte, opts Options) (*grammar.Grammar, []Warning, error) {
 	return CompileContext(context.Background(), schema, opts)
 }
 
-// CompileContext is Compile under a context: when ctx is
-// cancelled or its deadline passes, the compilation stops within a few
-// thousand steps of work (rules, expression nodes, automaton states,
-// normalization and validation steps) and returns an *Error wrapping
-// ctx.Err(). ctx is also passed to opts.LoadRef.
+// CompileContext is Compile under a context: when ctx is cancelled or its
+// deadline passes, the compilation stops within a few thousand steps of work
+// (rules, expression nodes, automaton states, normalization and validation
+// steps) and returns a *grammar.Error wrapping ctx.Err(). ctx is also passed
+// to opts.LoadRef.
 func CompileContext(ctx context.Context, schema []byte, opts Options) (*grammar.Grammar, []Warning, error) {
 	opts.setDefaults()
 	if err := ctx.Err(); err != nil {
@@ -284,7 +286,7 @@ func kindName(k kind) string {
 	return [...]string{"null", "a boolean", "a number", "a string", "an array", "an object"}[k]
 }
 
-// errorf returns an *Error for the keyword kw of the schema node at ptr.
+// errorf returns a *grammar.Error for the keyword kw of the schema node at ptr.
 func (c *compiler) errorf(ptr, kw string, cause error, format string, args ...any) error {
 	p := ptr
 	if kw != "" {
