@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/mask"
 )
 
 // result is the outcome of a compile.
 type result struct {
 	compiled *mask.Compiled
-	warnings []grammar.Warning
+	warnings []jsonschema.Warning
 	err      error
 	keep     bool      // a failure that says something about the spec, so it is cached
 	expires  time.Time // when a cached failure stops counting (zero: never)
@@ -273,7 +274,7 @@ func (h *Handle) Compiled() *mask.Compiled {
 
 // Warnings returns what the JSON Schema front-end ignored in lenient mode or
 // could not check (unknown formats), once Ready.
-func (h *Handle) Warnings() []grammar.Warning {
+func (h *Handle) Warnings() []jsonschema.Warning {
 	if r := h.resolve(); r != nil {
 		return r.warnings
 	}

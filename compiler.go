@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
@@ -23,7 +24,7 @@ type Kind uint8
 // The kinds of grammar a Compiler compiles.
 const (
 	KindRegex      Kind = iota + 1 // Go RE2 syntax, matched in full (grammar.FromRegex)
-	KindJSONSchema                 // a JSON Schema (grammar.FromJSONSchema)
+	KindJSONSchema                 // a JSON Schema (jsonschema.Compile)
 	KindGBNF                       // llama.cpp's GBNF (grammar.ParseGBNF)
 	KindJSON                       // any JSON value (grammar.JSON)
 	KindChoice                     // exactly one of a list of strings (grammar.Choice)
@@ -49,7 +50,7 @@ type Spec struct {
 	// Schema tunes KindJSONSchema. Its LoadRef must be nil: remote documents
 	// are loaded through CompilerOptions.LoadRef, so that the cache stays
 	// true to its keys.
-	Schema grammar.SchemaOptions
+	Schema jsonschema.Options
 }
 
 // Regex is the spec of a regular expression in Go's RE2 syntax that the
@@ -58,7 +59,7 @@ func Regex(pattern string) Spec { return Spec{Kind: KindRegex, Source: pattern} 
 
 // JSONSchema is the spec of the JSON documents a schema validates, with the
 // first of opts (if any) as the front-end's options.
-func JSONSchema(schema string, opts ...grammar.SchemaOptions) Spec {
+func JSONSchema(schema string, opts ...jsonschema.Options) Spec {
 	s := Spec{Kind: KindJSONSchema, Source: schema}
 	if len(opts) > 0 {
 		s.Schema = opts[0]
@@ -112,19 +113,19 @@ func (s *Spec) key() (string, error) {
 }
 
 // grammar runs the spec's front-end under ctx; loadRef loads remote $refs.
-func (s *Spec) grammar(ctx context.Context, loadRef func(context.Context, string) ([]byte, error)) (*grammar.Grammar, []grammar.Warning, error) {
+func (s *Spec) grammar(ctx context.Context, loadRef func(context.Context, string) ([]byte, error)) (*grammar.Grammar, []jsonschema.Warning, error) {
 	switch s.Kind {
 	case KindRegex:
-		g, err := grammar.FromRegex(s.Source)
+		g, err := grammar.FromRegex(s.Source, grammar.Limits{})
 		return g, nil, err
 	case KindJSONSchema:
 		opts := s.Schema
 		if loadRef != nil {
 			opts.LoadRef = loadRef
 		}
-		return grammar.FromJSONSchemaContext(ctx, []byte(s.Source), opts)
+		return jsonschema.CompileContext(ctx, []byte(s.Source), opts)
 	case KindGBNF:
-		g, err := grammar.ParseGBNFContext(ctx, s.Source, s.Root)
+		g, err := grammar.ParseGBNFContext(ctx, s.Source, s.Root, grammar.Limits{})
 		return g, nil, err
 	case KindJSON:
 		return grammar.JSON(), nil, nil
@@ -155,7 +156,7 @@ type CompilerOptions struct {
 	// Limits bound the automata (zero: pda.DefaultLimits).
 	Limits pda.Limits
 	// LoadRef, when set, loads the documents of JSON Schema $refs to
-	// absolute URIs outside the schema (see grammar.SchemaOptions.LoadRef).
+	// absolute URIs outside the schema (see jsonschema.Options.LoadRef).
 	// ctx is the compile's: it ends at the time limit or when no request
 	// waits any more, and LoadRef should give up then. It must return the
 	// same document for the same URI for the Compiler's life, or the cache

@@ -20,6 +20,7 @@ import (
 
 	"github.com/reinlm/rein"
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/race"
 	"github.com/reinlm/rein/internal/vocabtest"
@@ -46,7 +47,7 @@ func maskbenchCases(tb testing.TB, n int) []benchCase {
 		raw, err := os.ReadFile(files[i])
 		require.NoError(tb, err)
 		schema := gjson.GetBytes(raw, "schema").Raw
-		if _, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{}); err != nil {
+		if _, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{}); err != nil {
 			continue
 		}
 		for _, tc := range gjson.GetBytes(raw, "tests").Array() {
@@ -83,7 +84,7 @@ func TestCompilerKinds(t *testing.T) {
 	}{
 		{name: "regex", spec: rein.Regex(`(yes|no) [0-9]{1,3}`), accepts: "yes 42", rejects: "maybe"},
 		{name: "json schema", spec: rein.JSONSchema(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`), accepts: `{"n":7}`, rejects: `{}`},
-		{name: "json schema, compact", spec: rein.JSONSchema(`{"type":"array","items":{"type":"boolean"}}`, grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact}), accepts: `[true,false]`, rejects: `[true, false]`},
+		{name: "json schema, compact", spec: rein.JSONSchema(`{"type":"array","items":{"type":"boolean"}}`, jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact}), accepts: `[true,false]`, rejects: `[true, false]`},
 		{name: "gbnf", spec: rein.GBNF(`start ::= "a" start | "b"`, "start"), accepts: "aab", rejects: "aa"},
 		{name: "json", spec: rein.JSON(), accepts: `{"a": [1, 2.5, null]}`, rejects: `{"a": }`},
 		{name: "choice", spec: rein.Choice("red", "green", "blue"), accepts: "green", rejects: "gre"},
@@ -94,7 +95,7 @@ func TestCompilerKinds(t *testing.T) {
 		{name: "missing root", spec: rein.GBNF(`x ::= "a"`, ""), wantErr: `missing root rule "root"`},
 		{name: "no choices", spec: rein.Choice(), wantErr: "no options"},
 		{name: "unknown kind", spec: rein.Spec{Kind: 99}, is: rein.ErrSpec},
-		{name: "schema with LoadRef", spec: rein.JSONSchema(`{}`, grammar.SchemaOptions{LoadRef: func(context.Context, string) ([]byte, error) { return nil, nil }}), is: rein.ErrSpec},
+		{name: "schema with LoadRef", spec: rein.JSONSchema(`{}`, jsonschema.Options{LoadRef: func(context.Context, string) ([]byte, error) { return nil, nil }}), is: rein.ErrSpec},
 		{name: "remote ref without LoadRef", spec: rein.JSONSchema(`{"$ref":"https://example.com/s.json"}`), is: grammar.ErrUnsupported},
 	}
 	for _, tt := range tests {
@@ -189,7 +190,7 @@ func TestCompilerSharesConcurrentCompiles(t *testing.T) {
 		if i%every != 0 {
 			continue
 		}
-		g, _, err := grammar.FromJSONSchema([]byte(cases[i].schema), grammar.SchemaOptions{})
+		g, _, err := jsonschema.Compile([]byte(cases[i].schema), jsonschema.Options{})
 		require.NoError(t, err)
 		alone, err := mask.Compile(g, voc)
 		require.NoError(t, err)
@@ -238,7 +239,7 @@ func TestMatchersConcurrentOnSharedGrammars(t *testing.T) {
 	ids := make([][]int, len(cases))
 	want := make([][]uint64, len(cases))
 	for i, bc := range cases {
-		g, _, err := grammar.FromJSONSchema([]byte(bc.schema), grammar.SchemaOptions{})
+		g, _, err := jsonschema.Compile([]byte(bc.schema), jsonschema.Options{})
 		require.NoError(t, err)
 		alone, err := mask.Compile(g, voc)
 		require.NoError(t, err)
@@ -626,7 +627,7 @@ func TestCacheKeys(t *testing.T) {
 	ctx := context.Background()
 	specs := []rein.Spec{
 		rein.JSONSchema(`{"type":"integer"}`),
-		rein.JSONSchema(`{"type":"integer"}`, grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact}),
+		rein.JSONSchema(`{"type":"integer"}`, jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact}),
 		rein.JSONSchema(`{"type":"number"}`),
 		rein.Regex(`{"type":"integer"}`),
 		rein.GBNF(`root ::= "x"`, ""),

@@ -12,7 +12,7 @@ func ExampleParseGBNF() {
 # a list of items, one a line
 root ::= item+
 item ::= "- " [a-z ]+ "\n"
-`, "")
+`, "", grammar.Limits{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -26,7 +26,7 @@ item ::= "- " [a-z ]+ "\n"
 func ExampleParseGBNF_errors() {
 	_, err := grammar.ParseGBNF(`root ::= greeting " " name
 greeting ::= "hello" | "hi"{2,1}
-`, "")
+`, "", grammar.Limits{})
 	fmt.Println(err)
 
 	var list grammar.ErrorList
@@ -40,14 +40,14 @@ greeting ::= "hello" | "hi"{2,1}
 }
 
 func ExampleFromRegex() {
-	g, err := grammar.FromRegex(`^(?P<year>[0-9]{4})-(0[1-9]|1[0-2])$`)
+	g, err := grammar.FromRegex(`^(?P<year>[0-9]{4})-(0[1-9]|1[0-2])$`, grammar.Limits{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Print(g)
 
-	_, err = grammar.FromRegex(`\d+(?=px)`)
+	_, err = grammar.FromRegex(`\d+(?=px)`, grammar.Limits{})
 	fmt.Println(err)
 	fmt.Println(errors.Is(err, grammar.ErrUnsupported))
 	// Output:

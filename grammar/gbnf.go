@@ -10,18 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// Limits on GBNF input. Exceeding one is an error that wraps ErrLimit.
-const (
-	// MaxGBNFSize is the longest GBNF source ParseGBNF accepts, in bytes.
-	MaxGBNFSize = 1 << 20
-	// MaxGBNFRepeat bounds every repetition count {m,n}, and the product of the
-	// counts of nested repetitions (an unbounded one counts as its minimum), so
-	// that "((x{100}){100}){100}" cannot ask the compiler for a million copies.
-	MaxGBNFRepeat = 10000
-	// MaxGBNFDepth bounds the nesting of groups and stacked repetition operators.
-	MaxGBNFDepth = 500
-)
-
 // ParseGBNF parses a grammar in llama.cpp's GBNF dialect and returns it with
 // the rule named root (or "root" when root is "") as its start.
 //
@@ -54,29 +42,37 @@ const (
 // point, a repetition {m,n} with n < m, an escape beyond U+10FFFF or a lone
 // surrogate, and token references (<[id]>,
 // <token>, !<...>), which rein cannot express in a byte-level grammar and
-// reports as ErrUnsupported. Counts above MaxGBNFRepeat are ErrLimit errors
-// (llama.cpp silently treats a maximum above 2000 as unbounded).
+// reports as ErrUnsupported.
+//
+// lim bounds the source (GBNFBytes), every repetition count {m,n} and the
+// product of the counts of nested repetitions (GBNFRepeat; an unbounded one
+// counts as its minimum, so that "((x{100}){100}){100}" cannot ask the
+// compiler for a million copies), and the nesting of groups and stacked
+// repetition operators (GBNFDepth); a zero field means its default from
+// DefaultLimits. Crossing one is an error wrapping ErrLimit that names the
+// field (llama.cpp silently treats a maximum above 2000 as unbounded).
 //
 // Errors in the text come back as an ErrorList of *Error values with Source
 // "gbnf" and a line:column, in source order: after a syntax error the parser
 // skips to the next line that starts a rule and goes on, and every undefined
 // rule is reported where it is first used. A missing root or a source over
-// MaxGBNFSize is a single *Error. Either way, errors.As with an *Error target
+// lim.GBNFBytes is a single *Error. Either way, errors.As with an *Error target
 // finds the first error.
-func ParseGBNF(src string, root string) (*Grammar, error) {
-	return ParseGBNFContext(context.Background(), src, root)
+func ParseGBNF(src, root string, lim Limits) (*Grammar, error) {
+	return ParseGBNFContext(context.Background(), src, root, lim)
 }
 
 // ParseGBNFContext is ParseGBNF under ctx: once ctx is done the parse stops
 // within a few thousand items and returns an *Error wrapping ctx.Err().
-func ParseGBNFContext(ctx context.Context, src string, root string) (*Grammar, error) {
+func ParseGBNFContext(ctx context.Context, src, root string, lim Limits) (*Grammar, error) {
 	if root == "" {
 		root = "root"
 	}
-	if len(src) > MaxGBNFSize {
-		return nil, &Error{Source: "gbnf", Msg: fmt.Sprintf("source is %d bytes, more than the limit of %d", len(src), MaxGBNFSize), Err: ErrLimit}
+	lim = lim.WithDefaults()
+	if len(src) > lim.GBNFBytes {
+		return nil, &Error{Source: "gbnf", Msg: fmt.Sprintf("source is %d bytes, more than Limits.GBNFBytes (%d)", len(src), lim.GBNFBytes), Err: ErrLimit}
 	}
-	p := &gbnfParser{ctx: ctx, src: src, index: map[string]int{}, info: map[*Expr]gbnfInfo{}}
+	p := &gbnfParser{ctx: ctx, lim: lim, src: src, index: map[string]int{}, info: map[*Expr]gbnfInfo{}}
 	p.parse()
 	if p.stopped != nil {
 		return nil, &Error{Source: "gbnf", Msg: "parse stopped: " + p.stopped.Error(), Err: p.stopped}
@@ -102,6 +98,7 @@ type gbnfParser struct {
 	ctx     context.Context
 	steps   int   // items parsed, to look at ctx now and then
 	stopped error // ctx's error once it is done
+	lim     Limits
 
 	src   string
 	off   int
@@ -406,8 +403,8 @@ func (p *gbnfParser) parseGroup() (*Expr, error) {
 	p.off++
 	p.depth++
 	defer func() { p.depth-- }()
-	if p.depth > MaxGBNFDepth {
-		return nil, p.errorAt(open, ErrLimit, "groups nested more than %d deep", MaxGBNFDepth)
+	if p.depth > p.lim.GBNFDepth {
+		return nil, p.errorAt(open, ErrLimit, "groups nested deeper than Limits.GBNFDepth (%d)", p.lim.GBNFDepth)
 	}
 	p.skipSpace(true)
 	e, err := p.parseAlternates(true)
@@ -476,18 +473,18 @@ func (p *gbnfParser) parseRepetition(sub *Expr, nested bool) (*Expr, error) {
 		count = lo
 	}
 	weight := in.weight * max(count, 1)
-	if weight > MaxGBNFRepeat {
-		return nil, p.errorAt(start, ErrLimit, "nested repetitions multiply to more than %d copies", MaxGBNFRepeat)
+	if weight > p.lim.GBNFRepeat {
+		return nil, p.errorAt(start, ErrLimit, "nested repetitions multiply to more copies than Limits.GBNFRepeat (%d)", p.lim.GBNFRepeat)
 	}
-	if in.depth+1 > MaxGBNFDepth {
-		return nil, p.errorAt(start, ErrLimit, "repetitions nested more than %d deep", MaxGBNFDepth)
+	if in.depth+1 > p.lim.GBNFDepth {
+		return nil, p.errorAt(start, ErrLimit, "repetitions nested deeper than Limits.GBNFDepth (%d)", p.lim.GBNFDepth)
 	}
 	e := Rep(sub, lo, hi)
 	p.info[e] = gbnfInfo{weight: weight, depth: in.depth + 1}
 	return e, nil
 }
 
-// parseCount parses a decimal repetition count at most MaxGBNFRepeat.
+// parseCount parses a decimal repetition count at most Limits.GBNFRepeat.
 func (p *gbnfParser) parseCount() (int, error) {
 	start := p.off
 	for p.off < len(p.src) && '0' <= p.src[p.off] && p.src[p.off] <= '9' {
@@ -498,8 +495,8 @@ func (p *gbnfParser) parseCount() (int, error) {
 	}
 	digits := p.src[start:p.off]
 	n, err := strconv.Atoi(digits)
-	if err != nil || n > MaxGBNFRepeat {
-		return 0, p.errorAt(start, ErrLimit, "repetition count %s is above the limit of %d", digits, MaxGBNFRepeat)
+	if err != nil || n > p.lim.GBNFRepeat {
+		return 0, p.errorAt(start, ErrLimit, "repetition count %s is above Limits.GBNFRepeat (%d)", digits, p.lim.GBNFRepeat)
 	}
 	return n, nil
 }

@@ -45,7 +45,7 @@ func TestGBNFLlamaCases(t *testing.T) {
 		}
 		grammars++
 		t.Run(c.Desc, func(t *testing.T) {
-			g, err := grammar.ParseGBNF(c.Grammar, "root")
+			g, err := grammar.ParseGBNF(c.Grammar, "root", grammar.Limits{})
 			require.NoError(t, err, "grammar:\n%s", c.Grammar)
 			r, err := oracle.New(g)
 			require.NoError(t, err)

@@ -225,7 +225,7 @@ var gbnfBodyTests = []struct{ body, want string }{
 
 func TestParseGBNFBodies(t *testing.T) {
 	for _, tc := range gbnfBodyTests {
-		g, err := grammar.ParseGBNF("root ::= "+tc.body, "")
+		g, err := grammar.ParseGBNF("root ::= "+tc.body, "", grammar.Limits{})
 		if !assert.NoError(t, err, "%q", tc.body) {
 			continue
 		}
@@ -276,7 +276,7 @@ var gbnfGrammarTests = []struct{ src, want string }{
 
 func TestParseGBNFGrammars(t *testing.T) {
 	for _, tc := range gbnfGrammarTests {
-		g, err := grammar.ParseGBNF(tc.src, "")
+		g, err := grammar.ParseGBNF(tc.src, "", grammar.Limits{})
 		if !assert.NoError(t, err, "%q", tc.src) {
 			continue
 		}
@@ -353,13 +353,13 @@ var gbnfErrorTests = []struct{ src, want string }{
 	{`root ::= "a"{,}`, `gbnf:1:14: expected a number in repetition, found ','`},
 	{`root ::= "a"{,3}`, `gbnf:1:14: expected a number in repetition, found ','`},
 	{`root ::= "a"{-1}`, `gbnf:1:14: expected a number in repetition, found '-'`},
-	{`root ::= "a"{10001}`, `gbnf:1:14: repetition count 10001 is above the limit of 10000`},
-	{`root ::= "a"{0,10001}`, `gbnf:1:16: repetition count 10001 is above the limit of 10000`},
-	{`root ::= "a"{5,99999}`, `gbnf:1:16: repetition count 99999 is above the limit of 10000`},
-	{`root ::= "a"{99999999999999999999}`, `gbnf:1:14: repetition count 99999999999999999999 is above the limit of 10000`},
-	{`root ::= ("a"{101}){100}`, `gbnf:1:20: nested repetitions multiply to more than 10000 copies`},
-	{`root ::= (("a"{10}){10}){101}`, `gbnf:1:25: nested repetitions multiply to more than 10000 copies`},
-	{`root ::= (((((([^x]*){0,99}){0,99}){0,99}){0,99}){0,99}){0,99}`, `gbnf:1:36: nested repetitions multiply to more than 10000 copies`},
+	{`root ::= "a"{10001}`, `gbnf:1:14: repetition count 10001 is above Limits.GBNFRepeat (10000)`},
+	{`root ::= "a"{0,10001}`, `gbnf:1:16: repetition count 10001 is above Limits.GBNFRepeat (10000)`},
+	{`root ::= "a"{5,99999}`, `gbnf:1:16: repetition count 99999 is above Limits.GBNFRepeat (10000)`},
+	{`root ::= "a"{99999999999999999999}`, `gbnf:1:14: repetition count 99999999999999999999 is above Limits.GBNFRepeat (10000)`},
+	{`root ::= ("a"{101}){100}`, `gbnf:1:20: nested repetitions multiply to more copies than Limits.GBNFRepeat (10000)`},
+	{`root ::= (("a"{10}){10}){101}`, `gbnf:1:25: nested repetitions multiply to more copies than Limits.GBNFRepeat (10000)`},
+	{`root ::= (((((([^x]*){0,99}){0,99}){0,99}){0,99}){0,99}){0,99}`, `gbnf:1:36: nested repetitions multiply to more copies than Limits.GBNFRepeat (10000)`},
 	{`root ::= *`, `gbnf:1:10: repetition operator '*' has nothing to repeat`},
 	{`root ::= +`, `gbnf:1:10: repetition operator '+' has nothing to repeat`},
 	{`root ::= ?`, `gbnf:1:10: repetition operator '?' has nothing to repeat`},
@@ -393,7 +393,7 @@ var gbnfErrorTests = []struct{ src, want string }{
 
 func TestParseGBNFErrors(t *testing.T) {
 	for _, tc := range gbnfErrorTests {
-		g, err := grammar.ParseGBNF(tc.src, "")
+		g, err := grammar.ParseGBNF(tc.src, "", grammar.Limits{})
 		if !assert.Error(t, err, "%q", tc.src) {
 			continue
 		}
@@ -435,7 +435,7 @@ func TestParseGBNFStructure(t *testing.T) {
 	g, err := grammar.ParseGBNF(`root ::= "h\xE9" [a-c] . x{2,5} (y | "")* z?
 x ::= [^a]
 y ::= "y"+
-z ::= "\U0001F600"`, "")
+z ::= "\U0001F600"`, "", grammar.Limits{})
 	require.NoError(t, err)
 	require.Len(t, g.Rules, 4)
 	assert.Equal(t, 0, g.Root)
@@ -498,42 +498,42 @@ z ::= "\U0001F600"`, "")
 
 func TestParseGBNFRoot(t *testing.T) {
 	const src = "start ::= item\nitem ::= \"x\"\n"
-	g, err := grammar.ParseGBNF(src, "start")
+	g, err := grammar.ParseGBNF(src, "start", grammar.Limits{})
 	require.NoError(t, err)
 	assert.Equal(t, "start", g.Rules[g.Root].Name)
 	assert.Equal(t, "start ::= item\nitem ::= \"x\"\n", g.String())
 
-	g, err = grammar.ParseGBNF(src, "item")
+	g, err = grammar.ParseGBNF(src, "item", grammar.Limits{})
 	require.NoError(t, err)
 	assert.Equal(t, "item ::= \"x\"\nstart ::= item\n", g.String(), "the root prints first")
 
-	_, err = grammar.ParseGBNF(src, "")
+	_, err = grammar.ParseGBNF(src, "", grammar.Limits{})
 	assert.EqualError(t, err, `gbnf: missing root rule "root"`)
-	_, err = grammar.ParseGBNF(src, "nope")
+	_, err = grammar.ParseGBNF(src, "nope", grammar.Limits{})
 	assert.EqualError(t, err, `gbnf: missing root rule "nope"`)
 
-	g, err = grammar.ParseGBNF("root ::= \"r\"\nother ::= \"o\"", "")
+	g, err = grammar.ParseGBNF("root ::= \"r\"\nother ::= \"o\"", "", grammar.Limits{})
 	require.NoError(t, err)
 	assert.Equal(t, "root", g.Rules[g.Root].Name, `"" means "root"`)
 }
 
 func TestParseGBNFErrorValues(t *testing.T) {
-	_, err := grammar.ParseGBNF("root ::= \"a\"\n  value ::= x | <[5]>\n", "")
+	_, err := grammar.ParseGBNF("root ::= \"a\"\n  value ::= x | <[5]>\n", "", grammar.Limits{})
 	var e *grammar.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, grammar.Pos{Line: 2, Col: 17, Offset: 29}, e.Pos)
 	assert.ErrorIs(t, err, grammar.ErrUnsupported)
 	assert.NotErrorIs(t, err, grammar.ErrLimit)
 
-	_, err = grammar.ParseGBNF(`root ::= "a"{10001}`, "")
+	_, err = grammar.ParseGBNF(`root ::= "a"{10001}`, "", grammar.Limits{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 	assert.NotErrorIs(t, err, grammar.ErrUnsupported)
 
-	_, err = grammar.ParseGBNF(`root ::= "a"{3,2}`, "")
+	_, err = grammar.ParseGBNF(`root ::= "a"{3,2}`, "", grammar.Limits{})
 	assert.NotErrorIs(t, err, grammar.ErrLimit)
 
 	// Several errors come back as an ErrorList in source order.
-	_, err = grammar.ParseGBNF("root ::= a\nbad ::= )\nalso ::= \"a\" ]\n# fine\nlast ::= \"x\" | b{2,1}\n", "")
+	_, err = grammar.ParseGBNF("root ::= a\nbad ::= )\nalso ::= \"a\" ]\n# fine\nlast ::= \"x\" | b{2,1}\n", "", grammar.Limits{})
 	var list grammar.ErrorList
 	require.ErrorAs(t, err, &list)
 	require.Len(t, list, 4)
@@ -543,37 +543,56 @@ func TestParseGBNFErrorValues(t *testing.T) {
 }
 
 func TestParseGBNFLimits(t *testing.T) {
-	big := "root ::= \"" + strings.Repeat("a", grammar.MaxGBNFSize) + "\""
-	_, err := grammar.ParseGBNF(big, "")
+	big := "root ::= \"" + strings.Repeat("a", grammar.DefaultLimits.GBNFBytes) + "\""
+	_, err := grammar.ParseGBNF(big, "", grammar.Limits{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
-	ok := "root ::= \"" + strings.Repeat("a", grammar.MaxGBNFSize-11) + "\""
-	require.Len(t, ok, grammar.MaxGBNFSize)
-	_, err = grammar.ParseGBNF(ok, "")
+	ok := "root ::= \"" + strings.Repeat("a", grammar.DefaultLimits.GBNFBytes-11) + "\""
+	require.Len(t, ok, grammar.DefaultLimits.GBNFBytes)
+	_, err = grammar.ParseGBNF(ok, "", grammar.Limits{})
 	assert.NoError(t, err)
 
-	deep := "root ::= " + strings.Repeat("(", grammar.MaxGBNFDepth+1) + `"a"` + strings.Repeat(")", grammar.MaxGBNFDepth+1)
-	_, err = grammar.ParseGBNF(deep, "")
+	deep := "root ::= " + strings.Repeat("(", grammar.DefaultLimits.GBNFDepth+1) + `"a"` + strings.Repeat(")", grammar.DefaultLimits.GBNFDepth+1)
+	_, err = grammar.ParseGBNF(deep, "", grammar.Limits{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
-	fine := "root ::= " + strings.Repeat("(", grammar.MaxGBNFDepth) + `"a"` + strings.Repeat(")", grammar.MaxGBNFDepth)
-	_, err = grammar.ParseGBNF(fine, "")
+	fine := "root ::= " + strings.Repeat("(", grammar.DefaultLimits.GBNFDepth) + `"a"` + strings.Repeat(")", grammar.DefaultLimits.GBNFDepth)
+	_, err = grammar.ParseGBNF(fine, "", grammar.Limits{})
 	assert.NoError(t, err)
 
-	stacked := `root ::= "a"` + strings.Repeat("?", grammar.MaxGBNFDepth+1)
-	_, err = grammar.ParseGBNF(stacked, "")
+	stacked := `root ::= "a"` + strings.Repeat("?", grammar.DefaultLimits.GBNFDepth+1)
+	_, err = grammar.ParseGBNF(stacked, "", grammar.Limits{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
-	_, err = grammar.ParseGBNF(`root ::= "a"{10000}`, "")
+	_, err = grammar.ParseGBNF(`root ::= "a"{10000}`, "", grammar.Limits{})
 	assert.NoError(t, err)
-	_, err = grammar.ParseGBNF(`root ::= ("a"{100}){100}`, "")
+	_, err = grammar.ParseGBNF(`root ::= ("a"{100}){100}`, "", grammar.Limits{})
 	assert.NoError(t, err, "a product of exactly the limit is allowed")
-	_, err = grammar.ParseGBNF(`root ::= ("a"{100} | "b"{100}){100}`, "")
+	_, err = grammar.ParseGBNF(`root ::= ("a"{100} | "b"{100}){100}`, "", grammar.Limits{})
 	assert.NoError(t, err, "alternatives take the larger count, not the sum")
-	_, err = grammar.ParseGBNF(`root ::= ("a"* "b"{2}){5000}`, "")
+	_, err = grammar.ParseGBNF(`root ::= ("a"* "b"{2}){5000}`, "", grammar.Limits{})
 	assert.NoError(t, err, "an unbounded repetition counts as its minimum")
-	_, err = grammar.ParseGBNF(`root ::= ("a"{101}){100}`, "")
+	_, err = grammar.ParseGBNF(`root ::= ("a"{101}){100}`, "", grammar.Limits{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
+
+	// Each bound comes from the Limits passed in, and its error names the field.
+	for _, tc := range []struct {
+		src   string
+		lim   grammar.Limits
+		field string
+	}{
+		{`root ::= "abcdef"`, grammar.Limits{GBNFBytes: 10}, "GBNFBytes"},
+		{`root ::= "a"{6}`, grammar.Limits{GBNFRepeat: 5}, "GBNFRepeat"},
+		{`root ::= ("a"{3}){2}`, grammar.Limits{GBNFRepeat: 5}, "GBNFRepeat"},
+		{`root ::= ((("a")))`, grammar.Limits{GBNFDepth: 2}, "GBNFDepth"},
+		{`root ::= "a"???`, grammar.Limits{GBNFDepth: 2}, "GBNFDepth"},
+	} {
+		_, err := grammar.ParseGBNF(tc.src, "", tc.lim)
+		assert.ErrorIs(t, err, grammar.ErrLimit, "%q", tc.src)
+		assert.ErrorContains(t, err, "Limits."+tc.field, "%q", tc.src)
+		_, err = grammar.ParseGBNF(tc.src, "", grammar.Limits{})
+		assert.NoError(t, err, "%q under the defaults", tc.src)
+	}
 }
 
 // TestParseGBNFLlamaGrammars parses llama.cpp's sample grammars and compares
@@ -589,7 +608,7 @@ func TestParseGBNFLlamaGrammars(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)
-			g, err := grammar.ParseGBNF(string(src), "")
+			g, err := grammar.ParseGBNF(string(src), "", grammar.Limits{})
 			require.NoError(t, err)
 			require.NoError(t, g.Validate())
 			golden := filepath.Join("testdata", "gbnf_"+name+".golden")
@@ -622,7 +641,7 @@ func FuzzParseGBNF(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		g, err := grammar.ParseGBNF(src, "")
+		g, err := grammar.ParseGBNF(src, "", grammar.Limits{})
 		if err != nil {
 			require.Nil(t, g)
 			checkGBNFError(t, src, err)
@@ -634,7 +653,7 @@ func FuzzParseGBNF(f *testing.F) {
 		// The printer writes GBNF that reads back to the same rules (the
 		// reader numbers them in a different order).
 		printed := g.String()
-		again, err := grammar.ParseGBNF(printed, "")
+		again, err := grammar.ParseGBNF(printed, "", grammar.Limits{})
 		require.NoError(t, err, "%q printed as %q", src, printed)
 		want, got := strings.Split(printed, "\n"), strings.Split(again.String(), "\n")
 		slices.Sort(want)
@@ -654,9 +673,9 @@ func TestPrintedGBNFReadsBack(t *testing.T) {
 		`root ::= [^^a]`,
 		"root ::= \"\u00a0\u2028\U0001F600\"",
 	} {
-		g, err := grammar.ParseGBNF(src, "root")
+		g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
 		require.NoError(t, err, src)
-		again, err := grammar.ParseGBNF(g.String(), "root")
+		again, err := grammar.ParseGBNF(g.String(), "root", grammar.Limits{})
 		require.NoError(t, err, "%s printed as %s", src, g.String())
 		assert.Equal(t, g.String(), again.String(), src)
 	}
@@ -670,17 +689,17 @@ func TestParseGBNFContext(t *testing.T) {
 		fmt.Fprintf(&src, "r%d ::= \"a\" \"b\" \"c\" \"d\" \"e\" r%d\n", i, i+1)
 	}
 	src.WriteString("r2000 ::= \"z\"\nroot ::= r0\n")
-	g, err := grammar.ParseGBNF(src.String(), "root")
+	g, err := grammar.ParseGBNF(src.String(), "root", grammar.Limits{})
 	require.NoError(t, err)
 	require.Len(t, g.Rules, 2002)
 
 	ctx := ctxtest.NewCountdown(3)
-	_, err = grammar.ParseGBNFContext(ctx, src.String(), "root")
+	_, err = grammar.ParseGBNFContext(ctx, src.String(), "root", grammar.Limits{})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, int64(3), ctx.Calls(), "the parse stops at the first look after the end")
 
 	ctx = ctxtest.NewCountdown(1 << 40)
-	_, err = grammar.ParseGBNFContext(ctx, src.String(), "root")
+	_, err = grammar.ParseGBNFContext(ctx, src.String(), "root", grammar.Limits{})
 	require.NoError(t, err)
 	assert.LessOrEqual(t, ctx.Calls(), int64(2000*7/1024+1), "one look per 1,024 items")
 }

@@ -30,7 +30,7 @@ ws     ::= [ \t\n\r]{0,` + strconv.Itoa(JSONMaxWhitespace) + `}
 // Its rules are root, value, object, member, array, string, number and ws.
 // Each call returns a new Grammar, which the caller may change.
 func JSON() *Grammar {
-	g, err := ParseGBNF(jsonGBNF, "root")
+	g, err := ParseGBNF(jsonGBNF, "root", Limits{})
 	if err != nil {
 		// jsonGBNF is a constant that the tests parse; this cannot happen.
 		panic("grammar: built-in JSON grammar: " + err.Error())

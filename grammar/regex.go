@@ -8,10 +8,6 @@ import (
 	"strings"
 )
 
-// MaxRegexSize is the longest pattern ParseRegex accepts, in bytes. Longer
-// patterns are an error that wraps ErrLimit.
-const MaxRegexSize = 1 << 20
-
 // regexMaxRepeat is RE2's own limit on a repetition count {m,n}.
 const regexMaxRepeat = 1000
 
@@ -28,12 +24,14 @@ const regexMaxRepeat = 1000
 // \K \G \R \X \h. Other syntax errors are *Error values with Source "regex"
 // that wrap the *syntax.Error from regexp/syntax (errors.As finds it); those
 // about RE2's size limits (counts above 1000, nesting, program size) wrap
-// ErrLimit too. Positions are exact for the constructs named above and for
+// ErrLimit too. A pattern longer than lim.RegexBytes (zero: the default from
+// DefaultLimits) is an error wrapping ErrLimit that names the field.
+// Positions are exact for the constructs named above and for
 // unbalanced brackets; for other errors they point at the first place the
 // offending text occurs.
-func ParseRegex(pattern string) (*syntax.Regexp, error) {
-	if len(pattern) > MaxRegexSize {
-		return nil, &Error{Source: "regex", Msg: fmt.Sprintf("pattern is %d bytes, more than the limit of %d", len(pattern), MaxRegexSize), Err: ErrLimit}
+func ParseRegex(pattern string, lim Limits) (*syntax.Regexp, error) {
+	if n := lim.WithDefaults().RegexBytes; len(pattern) > n {
+		return nil, &Error{Source: "regex", Msg: fmt.Sprintf("pattern is %d bytes, more than Limits.RegexBytes (%d)", len(pattern), n), Err: ErrLimit}
 	}
 	sc := regexScan(pattern)
 	if sc.err != nil {
@@ -46,7 +44,7 @@ func ParseRegex(pattern string) (*syntax.Regexp, error) {
 	return re.Simplify(), nil
 }
 
-// RegexExpr parses pattern with ParseRegex and returns a Regex expression that
+// RegexExpr parses pattern with ParseRegex under lim and returns a Regex expression that
 // matches exactly the strings the pattern matches in full, as the IR asks:
 // capture groups become plain groups, and the anchors a full match makes true
 // are dropped: ^ and \A where every path through them starts the match, $ and
@@ -56,8 +54,8 @@ func ParseRegex(pattern string) (*syntax.Regexp, error) {
 //
 // JSON Schema patterns, which search rather than match in full and follow
 // ECMA-262, need their own translation before they reach RegexExpr.
-func RegexExpr(pattern string) (*Expr, error) {
-	re, err := ParseRegex(pattern)
+func RegexExpr(pattern string, lim Limits) (*Expr, error) {
+	re, err := ParseRegex(pattern, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -76,9 +74,10 @@ func RegexExpr(pattern string) (*Expr, error) {
 }
 
 // FromRegex returns a grammar of one rule, "root", that matches exactly the
-// strings pattern matches in full (see RegexExpr).
-func FromRegex(pattern string) (*Grammar, error) {
-	e, err := RegexExpr(pattern)
+// strings pattern matches in full (see RegexExpr). lim bounds the pattern's
+// bytes (RegexBytes); its zero value means the defaults.
+func FromRegex(pattern string, lim Limits) (*Grammar, error) {
+	e, err := RegexExpr(pattern, lim)
 	if err != nil {
 		return nil, err
 	}

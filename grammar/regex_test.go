@@ -138,7 +138,7 @@ var regexTests = []struct{ pattern, want string }{
 
 func TestRegexExpr(t *testing.T) {
 	for _, tc := range regexTests {
-		e, err := grammar.RegexExpr(tc.pattern)
+		e, err := grammar.RegexExpr(tc.pattern, grammar.Limits{})
 		if !assert.NoError(t, err, "%q", tc.pattern) {
 			continue
 		}
@@ -270,7 +270,7 @@ var regexErrorTests = []struct{ pattern, want string }{
 
 func TestRegexExprErrors(t *testing.T) {
 	for _, tc := range regexErrorTests {
-		e, err := grammar.RegexExpr(tc.pattern)
+		e, err := grammar.RegexExpr(tc.pattern, grammar.Limits{})
 		if !assert.Error(t, err, "%q", tc.pattern) {
 			continue
 		}
@@ -278,7 +278,7 @@ func TestRegexExprErrors(t *testing.T) {
 		assert.Equal(t, tc.want, err.Error(), "%q", tc.pattern)
 		checkRegexError(t, tc.pattern, err)
 
-		g, err2 := grammar.FromRegex(tc.pattern)
+		g, err2 := grammar.FromRegex(tc.pattern, grammar.Limits{})
 		assert.Nil(t, g)
 		assert.Equal(t, err.Error(), err2.Error(), "FromRegex fails as RegexExpr does")
 	}
@@ -302,27 +302,30 @@ func checkRegexError(t *testing.T, pattern string, err error) {
 func TestParseRegexErrorKinds(t *testing.T) {
 	unsupported := []string{`(?=a)`, `(?!a)`, `(?<=a)`, `(?<!a)`, `(a)\1`, `\k<x>`, `(?P=x)`, `(?>a)`, `a++`, `a{2}+`, `(?R)`, `\K`, `\u0041`}
 	for _, p := range unsupported {
-		_, err := grammar.ParseRegex(p)
+		_, err := grammar.ParseRegex(p, grammar.Limits{})
 		assert.ErrorIs(t, err, grammar.ErrUnsupported, "%q", p)
 		assert.NotErrorIs(t, err, grammar.ErrLimit, "%q", p)
 	}
 	for _, p := range []string{`\bx`, `a^b`, `a$b`, `(^a)*`} {
-		_, err := grammar.ParseRegex(p)
+		_, err := grammar.ParseRegex(p, grammar.Limits{})
 		assert.NoError(t, err, "%q: ParseRegex keeps assertions", p)
-		_, err = grammar.RegexExpr(p)
+		_, err = grammar.RegexExpr(p, grammar.Limits{})
 		assert.ErrorIs(t, err, grammar.ErrUnsupported, "%q", p)
 	}
 	for _, p := range []string{`a{1001}`, `a{2,1001}`, `((a{100}){100}){100}`, strings.Repeat("(", 1100) + strings.Repeat(")", 1100)} {
-		_, err := grammar.ParseRegex(p)
+		_, err := grammar.ParseRegex(p, grammar.Limits{})
 		assert.ErrorIs(t, err, grammar.ErrLimit, "%q", p)
 		var se *syntax.Error
 		assert.ErrorAs(t, err, &se, "%q: the regexp/syntax error is kept", p)
 	}
-	_, err := grammar.ParseRegex(strings.Repeat("a", grammar.MaxRegexSize+1))
+	_, err := grammar.ParseRegex(strings.Repeat("a", grammar.DefaultLimits.RegexBytes+1), grammar.Limits{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
+	_, err = grammar.FromRegex("abcdef", grammar.Limits{RegexBytes: 5})
+	assert.ErrorIs(t, err, grammar.ErrLimit)
+	assert.ErrorContains(t, err, "Limits.RegexBytes")
 
 	for _, p := range []string{`a{5,2}`, `(a`, `[a`, `a**`, `\C`, `(?x)a`} {
-		_, err := grammar.ParseRegex(p)
+		_, err := grammar.ParseRegex(p, grammar.Limits{})
 		assert.NotErrorIs(t, err, grammar.ErrUnsupported, "%q", p)
 		assert.NotErrorIs(t, err, grammar.ErrLimit, "%q", p)
 		var se *syntax.Error
@@ -343,7 +346,7 @@ func TestParseRegexAgreesWithGo(t *testing.T) {
 	patterns = append(patterns, `\pL`, `\PL`, `\p{Greek}`, `\p{^Greek}`, `a{1000}`)
 	for _, p := range patterns {
 		_, goErr := syntax.Parse(p, syntax.Perl)
-		re, err := grammar.ParseRegex(p)
+		re, err := grammar.ParseRegex(p, grammar.Limits{})
 		if goErr != nil {
 			assert.Error(t, err, "%q", p)
 			continue
@@ -355,7 +358,7 @@ func TestParseRegexAgreesWithGo(t *testing.T) {
 }
 
 func TestFromRegex(t *testing.T) {
-	g, err := grammar.FromRegex(`(?P<year>[0-9]{4})-(0[1-9]|1[0-2])`)
+	g, err := grammar.FromRegex(`(?P<year>[0-9]{4})-(0[1-9]|1[0-2])`, grammar.Limits{})
 	require.NoError(t, err)
 	require.NoError(t, g.Validate())
 	require.Len(t, g.Rules, 1)
@@ -365,7 +368,7 @@ func TestFromRegex(t *testing.T) {
 	assert.Equal(t, "root ::= /[0-9][0-9][0-9][0-9]-(?:0[1-9]|1[0-2])/\n", g.String())
 
 	for _, p := range []string{`\pL+`, `\p{Greek}`, `[^\p{Han}]`, `a{1000}`} {
-		g, err := grammar.FromRegex(p)
+		g, err := grammar.FromRegex(p, grammar.Limits{})
 		if assert.NoError(t, err, "%q", p) {
 			assert.NoError(t, g.Validate())
 		}
@@ -400,7 +403,7 @@ func TestFromRegexAccepts(t *testing.T) {
 		{``, []string{"", "a"}},
 	}
 	for _, tc := range tests {
-		g, err := grammar.FromRegex(tc.pattern)
+		g, err := grammar.FromRegex(tc.pattern, grammar.Limits{})
 		require.NoError(t, err, "%q", tc.pattern)
 		full := regexp.MustCompile(`^(?:` + tc.pattern + `)$`)
 		for _, s := range tc.inputs {
@@ -419,18 +422,18 @@ func FuzzParseRegex(f *testing.F) {
 		f.Add(tc.pattern)
 	}
 	f.Fuzz(func(t *testing.T, pattern string) {
-		re, err := grammar.ParseRegex(pattern)
+		re, err := grammar.ParseRegex(pattern, grammar.Limits{})
 		_, goErr := syntax.Parse(pattern, syntax.Perl)
 		if err != nil {
 			require.Nil(t, re)
 			checkRegexError(t, pattern, err)
-			if len(pattern) <= grammar.MaxRegexSize {
+			if len(pattern) <= grammar.DefaultLimits.RegexBytes {
 				require.Error(t, goErr, "%q: ParseRegex rejects what regexp/syntax accepts: %v", pattern, err)
 			}
 			return
 		}
 		require.NoError(t, goErr)
-		g, err := grammar.FromRegex(pattern)
+		g, err := grammar.FromRegex(pattern, grammar.Limits{})
 		if err != nil {
 			require.Nil(t, g)
 			checkRegexError(t, pattern, err)

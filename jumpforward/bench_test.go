@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/latency"
 	"github.com/reinlm/rein/internal/maskbench"
@@ -32,7 +32,7 @@ func loadBenchDocs(tb testing.TB, every int) []benchDoc {
 	}
 	var out []benchDoc
 	for _, f := range files {
-		s, err := maskbench.LoadInstances(f, voc, grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+		s, err := maskbench.LoadInstances(f, voc, jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 		if err != nil {
 			continue
 		}

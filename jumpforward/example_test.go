@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/jumpforward"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer/gpt2"
@@ -26,7 +27,7 @@ func ExampleForwarder_Next() {
 		"name":{"type":"string"},
 		"house":{"enum":["Gryffindor","Hufflepuff","Ravenclaw","Slytherin"]}},
 		"required":["name","house"],"additionalProperties":false}`
-	g, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+	g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 	if err != nil {
 		panic(err)
 	}
@@ -92,7 +93,7 @@ func ExampleForwarder_Forced() {
 	if err != nil {
 		panic(err)
 	}
-	g, err := grammar.FromRegex(`(INFO|WARN|ERROR) \[[a-z]+\] (done|failed)`)
+	g, err := grammar.FromRegex(`(INFO|WARN|ERROR) \[[a-z]+\] (done|failed)`, grammar.Limits{})
 	if err != nil {
 		panic(err)
 	}
@@ -123,7 +124,7 @@ func ExampleNext() {
 	if err != nil {
 		panic(err)
 	}
-	g, err := grammar.FromRegex(`Answer: (yes|no)\.`)
+	g, err := grammar.FromRegex(`Answer: (yes|no)\.`, grammar.Limits{})
 	if err != nil {
 		panic(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/vocabtest"
 	"github.com/reinlm/rein/jumpforward"
 	"github.com/reinlm/rein/mask"
@@ -19,22 +20,22 @@ const houses = `{"type":"object","properties":{
 	"year":{"type":"integer"}},
 	"required":["name","house","year"],"additionalProperties":false}`
 
-func schemaGrammar(ws grammar.Whitespace) func(t *testing.T, src string) *grammar.Grammar {
+func schemaGrammar(ws jsonschema.Whitespace) func(t *testing.T, src string) *grammar.Grammar {
 	return func(t *testing.T, src string) *grammar.Grammar {
-		g, _, err := grammar.FromJSONSchema([]byte(src), grammar.SchemaOptions{Whitespace: ws})
+		g, _, err := jsonschema.Compile([]byte(src), jsonschema.Options{Whitespace: ws})
 		require.NoError(t, err)
 		return g
 	}
 }
 
 func gbnfGrammar(t *testing.T, src string) *grammar.Grammar {
-	g, err := grammar.ParseGBNF(src, "root")
+	g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
 	require.NoError(t, err)
 	return g
 }
 
 func regexGrammar(t *testing.T, src string) *grammar.Grammar {
-	g, err := grammar.FromRegex(src)
+	g, err := grammar.FromRegex(src, grammar.Limits{})
 	require.NoError(t, err)
 	return g
 }
@@ -50,7 +51,7 @@ func compile(t testing.TB, g *grammar.Grammar, voc *tokenizer.Vocab) (*mask.Comp
 // TestForced pins the forced strings of the front-ends: what every
 // continuation starts with, and nothing where a branch or the end may come.
 func TestForced(t *testing.T) {
-	compact, flexible := schemaGrammar(grammar.WhitespaceCompact), schemaGrammar(grammar.WhitespaceFlexible)
+	compact, flexible := schemaGrammar(jsonschema.WhitespaceCompact), schemaGrammar(jsonschema.WhitespaceFlexible)
 	const sql = `root ::= "SELECT " cols " FROM " table ";"
 cols ::= "*" | col ("," col)*
 col ::= "id" | "name" | "nickname"
@@ -116,7 +117,7 @@ func strs(voc *tokenizer.Vocab, ids []int) []string {
 // accepted tokens they replace, and the forced bytes left to the model
 // because they could merge with what it writes next.
 func TestNext(t *testing.T) {
-	compact := schemaGrammar(grammar.WhitespaceCompact)
+	compact := schemaGrammar(jsonschema.WhitespaceCompact)
 	tests := []struct {
 		name     string
 		grammar  func(*testing.T, string) *grammar.Grammar
@@ -201,7 +202,7 @@ func TestNextTerminated(t *testing.T) {
 // first token (a prompt) is ignored.
 func TestNextHistoryLongerThanMatcher(t *testing.T) {
 	voc := vocabtest.Core(t)
-	c, fw := compile(t, schemaGrammar(grammar.WhitespaceCompact)(t, houses), voc)
+	c, fw := compile(t, schemaGrammar(jsonschema.WhitespaceCompact)(t, houses), voc)
 	m := c.NewMatcher()
 	prompt, _ := voc.TokenID("Hello")
 	jf := fw.Next(m, []int{prompt, prompt})
@@ -212,7 +213,7 @@ func TestNextHistoryLongerThanMatcher(t *testing.T) {
 // TestPackageNext: the one-call form does what a Forwarder does.
 func TestPackageNext(t *testing.T) {
 	voc := vocabtest.Core(t)
-	c, fw := compile(t, schemaGrammar(grammar.WhitespaceCompact)(t, houses), voc)
+	c, fw := compile(t, schemaGrammar(jsonschema.WhitespaceCompact)(t, houses), voc)
 	m1, m2 := c.NewMatcher(), c.NewMatcher()
 	a, b := fw.Next(m1, nil), jumpforward.Next(m2, nil)
 	assert.Equal(t, a.Rollback, b.Rollback)
@@ -223,7 +224,7 @@ func TestPackageNext(t *testing.T) {
 // TestNextAllocs: a step where nothing is forced allocates nothing.
 func TestNextAllocs(t *testing.T) {
 	voc := vocabtest.Core(t)
-	c, fw := compile(t, schemaGrammar(grammar.WhitespaceCompact)(t, houses), voc)
+	c, fw := compile(t, schemaGrammar(jsonschema.WhitespaceCompact)(t, houses), voc)
 	m := c.NewMatcher()
 	var hist []int
 	for _, s := range []string{`{"`, `name`, `":"`, `Har`} {
@@ -239,7 +240,7 @@ func TestNextAllocs(t *testing.T) {
 // next forced byte, which tokens such as `"name` could take in.
 func TestMaxBytes(t *testing.T) {
 	voc := vocabtest.Load(t, "llama3")
-	c, err := mask.Compile(schemaGrammar(grammar.WhitespaceCompact)(t, houses), voc)
+	c, err := mask.Compile(schemaGrammar(jsonschema.WhitespaceCompact)(t, houses), voc)
 	require.NoError(t, err)
 	for _, tt := range []struct {
 		max    int

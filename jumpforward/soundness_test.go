@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/maskbench"
 	"github.com/reinlm/rein/internal/oracle"
@@ -161,8 +162,8 @@ func TestSoundnessMaskBench(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	walks, checked, jumped := 0, 0, 0
 	for _, f := range files {
-		for _, ws := range []grammar.Whitespace{grammar.WhitespaceCompact, grammar.WhitespaceFlexible} {
-			in, err := maskbench.LoadInstances(f, voc, grammar.SchemaOptions{Whitespace: ws, MaxIndent: 4})
+		for _, ws := range []jsonschema.Whitespace{jsonschema.WhitespaceCompact, jsonschema.WhitespaceFlexible} {
+			in, err := maskbench.LoadInstances(f, voc, jsonschema.Options{Whitespace: ws, MaxIndent: 4})
 			if err != nil {
 				continue // a schema rein cannot compile
 			}
@@ -196,7 +197,7 @@ func TestSoundnessGBNF(t *testing.T) {
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
-		g, err := grammar.ParseGBNF(string(src), "root")
+		g, err := grammar.ParseGBNF(string(src), "root", grammar.Limits{})
 		if err != nil {
 			continue
 		}

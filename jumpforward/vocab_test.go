@@ -94,7 +94,7 @@ func TestCompleteUTF8(t *testing.T) {
 func TestApplyUndo(t *testing.T) {
 	voc, err := gpt2.Vocab()
 	require.NoError(t, err)
-	g, err := grammar.FromRegex(`(abc|abd)e`)
+	g, err := grammar.FromRegex(`(abc|abd)e`, grammar.Limits{})
 	require.NoError(t, err)
 	c, err := mask.Compile(g, voc)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reinlm/rein/fsm"
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/advtest"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/mask"
@@ -38,9 +39,9 @@ func TestAmbiguousGrammarsBounded(t *testing.T) {
 			var g *grammar.Grammar
 			var err error
 			if tc.GBNF != "" {
-				g, err = grammar.ParseGBNF(tc.GBNF, "root")
+				g, err = grammar.ParseGBNF(tc.GBNF, "root", grammar.Limits{})
 			} else {
-				g, _, err = grammar.FromJSONSchema([]byte(tc.Schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+				g, _, err = jsonschema.Compile([]byte(tc.Schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 			}
 			require.NoError(t, err)
 			c, err := mask.Compile(g, voc)
@@ -80,7 +81,7 @@ func FuzzRandomGrammar(f *testing.F) {
 			return
 		}
 		src, ops := advtest.RandomGBNF(data)
-		g, err := grammar.ParseGBNF(src, "root")
+		g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
 		if err != nil {
 			var ge *grammar.Error
 			var gl grammar.ErrorList
@@ -151,7 +152,7 @@ func checkCompileError(t *testing.T, src string, err error) {
 func TestAdversarialCasesAllowTheirPrefix(t *testing.T) {
 	voc := gpt2Vocab(t)
 	for _, tc := range advtest.Cases()[:1] {
-		g, err := grammar.ParseGBNF(tc.GBNF, "root")
+		g, err := grammar.ParseGBNF(tc.GBNF, "root", grammar.Limits{})
 		require.NoError(t, err)
 		c, err := mask.Compile(g, voc)
 		require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer/gpt2"
@@ -35,13 +36,13 @@ func ambiguousSchema(k int) string {
 func TestAmbiguousInputsStayFast(t *testing.T) {
 	voc, err := gpt2.Vocab()
 	require.NoError(t, err)
-	schema, _, err := grammar.FromJSONSchema([]byte(ambiguousSchema(3)), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+	schema, _, err := jsonschema.Compile([]byte(ambiguousSchema(3)), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 	require.NoError(t, err)
 	gbnf, err := grammar.ParseGBNF(`root ::= s
 s ::= "a" t | "a" u | "a" v | "x"
 t ::= s "b"
 u ::= s "c"
-v ::= s "d"`, "root")
+v ::= s "d"`, "root", grammar.Limits{})
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name        string
@@ -102,7 +103,7 @@ func TestStepLimitFailsTheSequence(t *testing.T) {
 	for i := 0; i < 16; i++ {
 		src += fmt.Sprintf("\nt%d ::= s %q", i, string(rune('b'+i)))
 	}
-	g, err := grammar.ParseGBNF(src, "root")
+	g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
 	require.NoError(t, err)
 	c, err := mask.Compile(g, voc)
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/latency"
 	"github.com/reinlm/rein/internal/vocabtest"
@@ -48,7 +49,7 @@ func schemaRuns(tb testing.TB, voc *tokenizer.Vocab, n, maxTokens int) []schemaR
 	for i := 0; i < len(files) && len(runs) < n; i += set.Stride(37) {
 		raw, err := os.ReadFile(files[i])
 		require.NoError(tb, err)
-		g, _, err := grammar.FromJSONSchema([]byte(gjson.GetBytes(raw, "schema").Raw), grammar.SchemaOptions{})
+		g, _, err := jsonschema.Compile([]byte(gjson.GetBytes(raw, "schema").Raw), jsonschema.Options{})
 		if err != nil {
 			continue
 		}
@@ -286,7 +287,7 @@ func TestBatchFillerDoesNotAllocate(t *testing.T) {
 // error naming what went wrong.
 func TestMatcherAcceptErrors(t *testing.T) {
 	voc := vocabtest.Load(t, "gpt2")
-	g, err := grammar.FromRegex(`(yes|no)`)
+	g, err := grammar.FromRegex(`(yes|no)`, grammar.Limits{})
 	require.NoError(t, err)
 	c, err := mask.Compile(g, voc)
 	require.NoError(t, err)

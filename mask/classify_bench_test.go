@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/latency"
 	"github.com/reinlm/rein/internal/vocabtest"
 	"github.com/reinlm/rein/pda"
@@ -21,7 +21,7 @@ import (
 func BenchmarkClassify(b *testing.B) {
 	voc := buildVocabIndex(vocabtest.Load(b, "llama3"))
 	stride := WordsPerRow(voc.size)
-	g, _, err := grammar.FromJSONSchema([]byte(`{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},"email":{"type":"string","format":"email"}}}`), grammar.SchemaOptions{})
+	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},"email":{"type":"string","format":"email"}}}`), jsonschema.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func ExampleCompile() {
 	if err != nil {
 		panic(err)
 	}
-	g, err := grammar.FromRegex(`(yes|no), [0-9]{1,3}`)
+	g, err := grammar.FromRegex(`(yes|no), [0-9]{1,3}`, grammar.Limits{})
 	if err != nil {
 		panic(err)
 	}

@@ -56,7 +56,7 @@ func TestLlamaGrammarCases(t *testing.T) {
 			continue
 		}
 		n++
-		g, err := grammar.ParseGBNF(c.Grammar, "root")
+		g, err := grammar.ParseGBNF(c.Grammar, "root", grammar.Limits{})
 		require.NoError(t, err, c.Desc)
 		p, err := pda.Compile(g, pda.Limits{})
 		require.NoError(t, err, c.Desc)
@@ -101,7 +101,7 @@ func TestFillBatch(t *testing.T) {
 func FuzzAcceptRollback(f *testing.F) {
 	voc := vocabtest.Load(f, "gpt2")
 	g, err := grammar.ParseGBNF(`root ::= "[" (item ("," item)*)? "]"
-item ::= [0-9]+ | "\"" [a-z ]* "\""`, "root")
+item ::= [0-9]+ | "\"" [a-z ]* "\""`, "root", grammar.Limits{})
 	require.NoError(f, err)
 	c, err := mask.Compile(g, voc)
 	require.NoError(f, err)

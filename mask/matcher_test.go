@@ -43,7 +43,7 @@ var gbnfFiles = []string{"json.gbnf", "c.gbnf", "arithmetic.gbnf", "japanese.gbn
 func loadGBNF(t testing.TB, name string) *grammar.Grammar {
 	src, err := os.ReadFile(datadir.Shared(t, "gbnf", "llama.cpp", "grammars", name))
 	require.NoError(t, err)
-	g, err := grammar.ParseGBNF(string(src), "root")
+	g, err := grammar.ParseGBNF(string(src), "root", grammar.Limits{})
 	require.NoError(t, err, name)
 	return g
 }
@@ -65,7 +65,7 @@ func testGrammars(t testing.TB) []testGrammar {
 		out = append(out, testGrammar{f, g, valid})
 	}
 	for _, r := range realWorldRegexes {
-		g, err := grammar.FromRegex(r.pattern)
+		g, err := grammar.FromRegex(r.pattern, grammar.Limits{})
 		require.NoError(t, err, r.name)
 		re := regexp.MustCompile(`^(?:` + r.pattern + `)$`)
 		out = append(out, testGrammar{r.name, g, re.Match})
@@ -240,7 +240,7 @@ func nth(row []uint32, k int) int {
 
 func TestStopAndSpecialTokens(t *testing.T) {
 	voc := vocabtest.Core(t)
-	g, err := grammar.FromRegex(`ab?`)
+	g, err := grammar.FromRegex(`ab?`, grammar.Limits{})
 	require.NoError(t, err)
 	c, err := mask.Compile(g, voc)
 	require.NoError(t, err)

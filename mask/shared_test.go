@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/vocabtest"
 	"github.com/reinlm/rein/pda"
@@ -28,11 +29,11 @@ func TestSharedClassification(t *testing.T) {
 	for _, f := range []string{"BFCL_javascript_21.json", "Github_easy---o57229.json", "Glaiveai2K---calculate_area_bcc08b54.json"} {
 		raw, err := os.ReadFile(filepath.Join(datadir.MaskBench(t).Dir, f))
 		require.NoError(t, err)
-		g, _, err := grammar.FromJSONSchema([]byte(gjson.GetBytes(raw, "schema").Raw), grammar.SchemaOptions{})
+		g, _, err := jsonschema.Compile([]byte(gjson.GetBytes(raw, "schema").Raw), jsonschema.Options{})
 		require.NoError(t, err, f)
 		grammars[f] = g
 	}
-	g, err := grammar.FromRegex(`[a-z]{1,8}@(example|test)\.(com|org)`)
+	g, err := grammar.FromRegex(`[a-z]{1,8}@(example|test)\.(com|org)`, grammar.Limits{})
 	require.NoError(t, err)
 	grammars["regex"] = g
 
@@ -40,7 +41,7 @@ func TestSharedClassification(t *testing.T) {
 	// their positions far from the end share a shape.
 	bounded := map[string]*grammar.Grammar{}
 	for _, schema := range []string{`{"type":"string","maxLength":60}`, `{"type":"array","items":{"type":"string","minLength":2,"maxLength":45}}`} {
-		g, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{})
+		g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		require.NoError(t, err, schema)
 		bounded[schema] = g
 	}

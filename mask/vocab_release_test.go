@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
 
@@ -56,7 +57,7 @@ func TestSharedClassificationsChargedOnce(t *testing.T) {
 	require.NoError(t, err)
 	schema := []byte(`{"type":"object","properties":{"name":{"type":"string"},"n":{"type":"integer"}},"required":["name","n"]}`)
 	run := func() *Compiled {
-		g, _, err := grammar.FromJSONSchema(schema, grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+		g, _, err := jsonschema.Compile(schema, jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 		require.NoError(t, err)
 		c, err := Compile(g, v)
 		require.NoError(t, err)

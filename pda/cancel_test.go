@@ -23,7 +23,7 @@ func TestCompileContext(t *testing.T) {
 	for i := range 4 {
 		fmt.Fprintf(&b, "r%d ::= (\"a\" | \"b\")* \"a\" (\"a\" | \"b\"){11} \"%d\"\n", i, i)
 	}
-	g, err := grammar.ParseGBNF(b.String(), "")
+	g, err := grammar.ParseGBNF(b.String(), "", grammar.Limits{})
 	require.NoError(t, err)
 
 	want, err := Compile(g, Limits{})
@@ -54,7 +54,7 @@ func BenchmarkCompileContext(b *testing.B) {
 	for i := range 2 {
 		fmt.Fprintf(&src, "r%d ::= (\"a\" | \"b\")* \"a\" (\"a\" | \"b\"){11} \"%d\"\n", i, i)
 	}
-	large, err := grammar.ParseGBNF(src.String(), "")
+	large, err := grammar.ParseGBNF(src.String(), "", grammar.Limits{})
 	require.NoError(b, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -12,7 +12,7 @@ import (
 func ExampleState_Forced() {
 	g, err := grammar.ParseGBNF(`root ::= "SELECT " cols " FROM " table ";"
 cols ::= "*" | "id" | "name"
-table ::= "users" | "user_groups"`, "root")
+table ::= "users" | "user_groups"`, "root", grammar.Limits{})
 	if err != nil {
 		panic(err)
 	}

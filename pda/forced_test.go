@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 )
 
 func byteSet(bs string) ByteSet {
@@ -106,8 +107,8 @@ func TestForcedRandom(t *testing.T) {
 		`{"type":"array","items":{"type":"object","properties":{"id":{"const":"fixed-id"},"tags":{"type":"array","items":{"enum":["alpha","alphabet","beta"]}}},"required":["id","tags"]}}`,
 		`{"anyOf":[{"type":"object","properties":{"kind":{"const":"circle"},"r":{"type":"number"}},"required":["kind","r"]},{"type":"object","properties":{"kind":{"const":"square"},"side":{"type":"number"}},"required":["kind","side"]}]}`,
 	} {
-		for _, ws := range []grammar.Whitespace{grammar.WhitespaceCompact, grammar.WhitespaceFlexible} {
-			g, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{Whitespace: ws, MaxIndent: 2})
+		for _, ws := range []jsonschema.Whitespace{jsonschema.WhitespaceCompact, jsonschema.WhitespaceFlexible} {
+			g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Whitespace: ws, MaxIndent: 2})
 			require.NoError(t, err)
 			gs = append(gs, g)
 		}
@@ -121,11 +122,11 @@ call ::= "f(" args ")"
 args ::= arg ("," arg)*
 arg ::= "x" | "xy" | call`,
 	} {
-		g, err := grammar.ParseGBNF(src, "root")
+		g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
 		require.NoError(t, err)
 		gs = append(gs, g)
 	}
-	g, err := grammar.FromRegex(`(INFO|WARN|ERROR) \[[a-z]{2,5}\] (done|failed: [0-9]+)`)
+	g, err := grammar.FromRegex(`(INFO|WARN|ERROR) \[[a-z]{2,5}\] (done|failed: [0-9]+)`, grammar.Limits{})
 	require.NoError(t, err)
 	gs = append(gs, g)
 
@@ -168,7 +169,7 @@ arg ::= "x" | "xy" | call`,
 func TestRulePath(t *testing.T) {
 	g, err := grammar.ParseGBNF(`root ::= "{" ws "\"name\":" str "}"
 ws ::= " "?
-str ::= "\"" [a-z]* "\""`, "root")
+str ::= "\"" [a-z]* "\""`, "root", grammar.Limits{})
 	require.NoError(t, err)
 	p, err := Compile(g, Limits{})
 	require.NoError(t, err)
@@ -190,7 +191,7 @@ str ::= "\"" [a-z]* "\""`, "root")
 }
 
 func TestForcedAllocs(t *testing.T) {
-	g, _, err := grammar.FromJSONSchema([]byte(`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"const":"bbb"}},"required":["b"],"additionalProperties":false}},"required":["a"],"additionalProperties":false}`), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"const":"bbb"}},"required":["b"],"additionalProperties":false}},"required":["a"],"additionalProperties":false}`), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 	require.NoError(t, err)
 	p, err := Compile(g, Limits{})
 	require.NoError(t, err)

@@ -27,7 +27,7 @@ func kWay(t *testing.T, k int) *Program {
 	for i := 0; i < k; i++ {
 		fmt.Fprintf(&src, "t%d ::= s \"%c\"\n", i, 'b'+i)
 	}
-	g, err := grammar.ParseGBNF(src.String(), "root")
+	g, err := grammar.ParseGBNF(src.String(), "root", grammar.Limits{})
 	require.NoError(t, err)
 	p, err := Compile(g, Limits{})
 	require.NoError(t, err)
@@ -76,7 +76,7 @@ func TestAmbiguousRecursionStaysLinear(t *testing.T) {
 // left as it was.
 func TestStepLimit(t *testing.T) {
 	g, err := grammar.ParseGBNF(`root ::= s
-s ::= "a" s | "a" s "b" | ""`, "root")
+s ::= "a" s | "a" s "b" | ""`, "root", grammar.Limits{})
 	require.NoError(t, err)
 	lim := DefaultLimits
 	lim.MaxStepWork = 64

@@ -19,7 +19,7 @@ func TestLongLeftRecursiveChain(t *testing.T) {
 	for i := range n {
 		fmt.Fprintf(&b, "r%d ::= r%d \"a\" | \"b\"\n", i, (i+1)%n)
 	}
-	g, err := grammar.ParseGBNF(b.String(), "r0")
+	g, err := grammar.ParseGBNF(b.String(), "r0", grammar.Limits{})
 	require.NoError(t, err)
 	_, err = Compile(g, Limits{})
 	require.ErrorIs(t, err, ErrLeftRecursion)

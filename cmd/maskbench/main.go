@@ -34,7 +34,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/maskbench"
 	"github.com/reinlm/rein/tokenizer"
@@ -62,7 +62,7 @@ func main() {
 	opts := maskbench.Options{Dir: *data, Vocab: vocab, Every: *every, Limit: *limit}
 	opts.Schema.Lenient = *lenient
 	if *anyOrder {
-		opts.Schema.Order = grammar.OrderAny
+		opts.Schema.Order = jsonschema.OrderAny
 	}
 	var log io.Writer = os.Stderr
 	if isTerminal(os.Stderr) {
@@ -74,7 +74,7 @@ func main() {
 		opts.Log = log
 	}
 	if *compact || (*jump && !compactSet) {
-		opts.Schema.Whitespace = grammar.WhitespaceCompact
+		opts.Schema.Whitespace = jsonschema.WhitespaceCompact
 	}
 	if *jump {
 		rep, err := maskbench.RunJumpForward(opts)

@@ -21,7 +21,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer"
 	"github.com/reinlm/rein/tokenizer/gpt2"
@@ -63,7 +63,7 @@ func run(seed uint64, maxTokens int) error {
 		return err
 	}
 	t0 := time.Now()
-	g, _, err := grammar.FromJSONSchema([]byte(weatherTool), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+	g, _, err := jsonschema.Compile([]byte(weatherTool), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 	if err != nil {
 		return err
 	}

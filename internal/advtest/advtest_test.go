@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/advtest"
 	"github.com/reinlm/rein/pda"
 )
@@ -19,9 +20,9 @@ func TestCasesParse(t *testing.T) {
 			var g *grammar.Grammar
 			var err error
 			if tc.GBNF != "" {
-				g, err = grammar.ParseGBNF(tc.GBNF, "root")
+				g, err = grammar.ParseGBNF(tc.GBNF, "root", grammar.Limits{})
 			} else {
-				g, _, err = grammar.FromJSONSchema([]byte(tc.Schema), grammar.SchemaOptions{})
+				g, _, err = jsonschema.Compile([]byte(tc.Schema), jsonschema.Options{})
 			}
 			require.NoError(t, err)
 			p, err := pda.Compile(g, pda.Limits{})
@@ -42,7 +43,7 @@ func TestRandomGBNF(t *testing.T) {
 		again, _ := advtest.RandomGBNF(data)
 		require.Equal(t, src, again)
 		require.LessOrEqual(t, len(rest), len(data))
-		if _, err := grammar.ParseGBNF(src, "root"); err == nil {
+		if _, err := grammar.ParseGBNF(src, "root", grammar.Limits{}); err == nil {
 			ok++
 		}
 	}

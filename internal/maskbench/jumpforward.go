@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/latency"
 	"github.com/reinlm/rein/jumpforward"
 	"github.com/reinlm/rein/mask"
@@ -55,7 +56,7 @@ func RunJumpForward(o Options) (*JumpReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &JumpReport{Compact: o.Schema.Whitespace == grammar.WhitespaceCompact}
+	r := &JumpReport{Compact: o.Schema.Whitespace == jsonschema.WhitespaceCompact}
 	start := time.Now()
 	for i, f := range files {
 		res := jumpFile(f, o, enc, r)
@@ -88,7 +89,7 @@ type Instances struct {
 // LoadInstances compiles a MaskBench file's schema with opts for voc and
 // returns its valid instances, each checked token by token (the Encoder's
 // encoding) against a matcher.
-func LoadInstances(file string, voc *tokenizer.Vocab, opts grammar.SchemaOptions) (*Instances, error) {
+func LoadInstances(file string, voc *tokenizer.Vocab, opts jsonschema.Options) (*Instances, error) {
 	enc, err := voc.Encoder()
 	if err != nil {
 		return nil, err
@@ -98,7 +99,7 @@ func LoadInstances(file string, voc *tokenizer.Vocab, opts grammar.SchemaOptions
 		return nil, err
 	}
 	doc := gjson.ParseBytes(raw)
-	g, _, err := grammar.FromJSONSchema([]byte(doc.Get("schema").Raw), opts)
+	g, _, err := jsonschema.Compile([]byte(doc.Get("schema").Raw), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/maskbench"
 	"github.com/reinlm/rein/internal/vocabtest"
@@ -22,16 +22,16 @@ func TestJumpForwardCanonical(t *testing.T) {
 	set := datadir.MaskBench(t)
 	tests := []struct {
 		name     string
-		ws       grammar.Whitespace
+		ws       jsonschema.Whitespace
 		every    int
 		minShare float64
 	}{
-		{"compact", grammar.WhitespaceCompact, 10, 0.12},
-		{"flexible", grammar.WhitespaceFlexible, 100, 0},
+		{"compact", jsonschema.WhitespaceCompact, 10, 0.12},
+		{"flexible", jsonschema.WhitespaceFlexible, 100, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := maskbench.RunJumpForward(maskbench.Options{Dir: set.Dir, Vocab: voc, Every: set.Stride(tt.every), Schema: grammar.SchemaOptions{Whitespace: tt.ws}})
+			rep, err := maskbench.RunJumpForward(maskbench.Options{Dir: set.Dir, Vocab: voc, Every: set.Stride(tt.every), Schema: jsonschema.Options{Whitespace: tt.ws}})
 			require.NoError(t, err)
 			docs, tokens, jumped, nonCanonical := 0, 0, 0, 0
 			for _, s := range rep.Schemas {

@@ -22,6 +22,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/latency"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer"
@@ -31,7 +32,7 @@ import (
 type Options struct {
 	Dir    string           // folder of MaskBench files
 	Vocab  *tokenizer.Vocab // the tokenizer the masks are for
-	Schema grammar.SchemaOptions
+	Schema jsonschema.Options
 	Every  int       // run every Every-th file in name order (0 or 1: all)
 	Limit  int       // stop after this many files (0: no limit)
 	Log    io.Writer // progress and per-schema failures (nil: quiet)
@@ -169,7 +170,7 @@ func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r
 	}
 	doc := gjson.ParseBytes(raw)
 	t0 := time.Now()
-	g, _, err := grammar.FromJSONSchema([]byte(doc.Get("schema").Raw), o.Schema)
+	g, _, err := jsonschema.Compile([]byte(doc.Get("schema").Raw), o.Schema)
 	var c *mask.Compiled
 	if err == nil {
 		c, err = mask.Compile(g, o.Vocab)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/oracle"
 )
 
@@ -28,7 +29,7 @@ func TestSoakFindings(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g, _, err := grammar.FromJSONSchema([]byte(tc.schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+			g, _, err := jsonschema.Compile([]byte(tc.schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 			if err != nil {
 				// Refusing what cannot be enforced is sound; any
 				// other error is not what this test is about.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/pda"
@@ -42,11 +43,11 @@ func FuzzSchemaDocument(f *testing.F) {
 		if len(schema) > 4096 {
 			return
 		}
-		opts := grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact, MaxRules: 500, MaxExprNodes: 1 << 16,
-			MaxRepeat: 256, MaxAlternatives: 32, MaxEnum: 100}
-		g, _, err := grammar.FromJSONSchema(schema, opts)
+		opts := jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, Limits: grammar.Limits{Rules: 500, ExprNodes: 1 << 16,
+			Repeat: 256, Alternatives: 32, Enum: 100}}
+		g, _, err := jsonschema.Compile(schema, opts)
 		if err != nil {
-			return // FuzzFromJSONSchema checks the errors
+			return // jsonschema.FuzzCompile checks the errors
 		}
 		c, err := mask.Compile(g, voc, mask.Options{Limits: pda.Limits{MaxRuleStates: 2000, MaxTotalStates: 10000, MaxNFAStates: 20000}})
 		if err != nil {
@@ -63,7 +64,7 @@ func FuzzSchemaDocument(f *testing.F) {
 		if !json.Valid(out) {
 			t.Fatalf("schema %s: not JSON: %q", schema, out)
 		}
-		ok, err := grammar.ValidateJSONSchemaInstance(schema, out, opts)
+		ok, err := jsonschema.Validate(schema, out, opts)
 		if err == nil && !ok {
 			t.Fatalf("schema %s: invalid document accepted: %s", schema, out)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/internal/race"
@@ -100,7 +101,7 @@ func TestSoak(t *testing.T) {
 		suiteCases = suiteCases[:len(suiteCases)/10]
 	}
 	cases = append(cases, suiteCases...)
-	opts := grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact, LoadRef: suiteLoader(filepath.Join(suite, "remotes"))}
+	opts := jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, LoadRef: suiteLoader(filepath.Join(suite, "remotes"))}
 
 	results := make([]soakResult, len(cases))
 	var wg sync.WaitGroup
@@ -154,13 +155,13 @@ func TestSoak(t *testing.T) {
 // soakOne compiles one schema and decodes seeds documents from it. A
 // schema that does not compile is skipped (the suite's floor test counts
 // those); a panic anywhere is a failure.
-func soakOne(c soakCase, voc *tokenizer.Vocab, opts grammar.SchemaOptions, seeds uint64) (r soakResult) {
+func soakOne(c soakCase, voc *tokenizer.Vocab, opts jsonschema.Options, seeds uint64) (r soakResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.failures = append(r.failures, fmt.Sprintf("panic: %v", p))
 		}
 	}()
-	g, _, err := grammar.FromJSONSchema(c.schema, opts)
+	g, _, err := jsonschema.Compile(c.schema, opts)
 	if err != nil {
 		return r
 	}
@@ -187,7 +188,7 @@ func soakOne(c soakCase, voc *tokenizer.Vocab, opts grammar.SchemaOptions, seeds
 			r.failures = append(r.failures, fmt.Sprintf("seed %d: not JSON: %q (schema %s)", seed, out, c.schema))
 			continue
 		}
-		ok, err := grammar.ValidateJSONSchemaInstance(c.schema, out, opts)
+		ok, err := jsonschema.Validate(c.schema, out, opts)
 		switch {
 		case err != nil:
 			r.validatorN++

@@ -1,7 +1,8 @@
-package grammar_test
+package jsonschema_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/oracle"
 )
 
@@ -22,7 +24,7 @@ type schemaCase struct {
 	schema  string
 	valid   []string
 	invalid []string
-	opts    *grammar.SchemaOptions
+	opts    *jsonschema.Options
 }
 
 var schemaCases = []schemaCase{
@@ -141,16 +143,16 @@ var schemaCases = []schemaCase{
 	{name: "recursive root", schema: `{"type":["array","integer"],"items":{"$ref":"#"}}`, valid: []string{`[1,[2,[3]]]`, `5`}, invalid: []string{`[1,["a"]]`}},
 
 	// Whitespace.
-	{name: "flexible whitespace", schema: `{"type":"object","properties":{"a":{"type":"array"}}}`, opts: &grammar.SchemaOptions{},
+	{name: "flexible whitespace", schema: `{"type":"object","properties":{"a":{"type":"array"}}}`, opts: &jsonschema.Options{},
 		valid: []string{`{"a":[1,2]}`, "{\n  \"a\": [\n    1,\n    2\n  ]\n}", `{ "a" : [ ] }`}, invalid: []string{"{\n\n\"a\":[]}", `{"a":[1,2]}` + " ", "{" + strings.Repeat(" ", 41) + "}"}},
-	{name: "whitespace pattern", schema: `{"type":"array"}`, opts: &grammar.SchemaOptions{Whitespace: grammar.WhitespacePattern, WhitespacePattern: ` ?`},
+	{name: "whitespace pattern", schema: `{"type":"array"}`, opts: &jsonschema.Options{Whitespace: jsonschema.WhitespacePattern, WhitespacePattern: ` ?`},
 		valid: []string{`[1, 2]`, `[ 1 ]`}, invalid: []string{`[1,  2]`, "[1,\n2]"}},
 
 	// Options.
-	{name: "any order", schema: `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a","b"]}`, opts: &grammar.SchemaOptions{Order: grammar.OrderAny, Whitespace: grammar.WhitespaceCompact},
+	{name: "any order", schema: `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a","b"]}`, opts: &jsonschema.Options{Order: jsonschema.OrderAny, Whitespace: jsonschema.WhitespaceCompact},
 		valid: []string{`{"a":1,"b":"x"}`, `{"b":"x","a":1}`, `{"b":"x","c":0,"a":1}`}, invalid: []string{`{"a":1}`, `{"b":"x","a":"1"}`, `{"a":1,"a":2,"b":"x"}`}},
-	{name: "lenient nullable", schema: `{"type":"string","nullable":true}`, opts: &grammar.SchemaOptions{Lenient: true, Whitespace: grammar.WhitespaceCompact}, valid: []string{`"a"`, `null`}},
-	{name: "lenient uniqueItems", schema: `{"type":"array","items":{"type":"integer"},"uniqueItems":true}`, opts: &grammar.SchemaOptions{Lenient: true, Whitespace: grammar.WhitespaceCompact}, valid: []string{`[1,2]`, `[1,1]`}, invalid: []string{`["a"]`}},
+	{name: "lenient nullable", schema: `{"type":"string","nullable":true}`, opts: &jsonschema.Options{Lenient: true, Whitespace: jsonschema.WhitespaceCompact}, valid: []string{`"a"`, `null`}},
+	{name: "lenient uniqueItems", schema: `{"type":"array","items":{"type":"integer"},"uniqueItems":true}`, opts: &jsonschema.Options{Lenient: true, Whitespace: jsonschema.WhitespaceCompact}, valid: []string{`[1,2]`, `[1,1]`}, invalid: []string{`["a"]`}},
 }
 
 func manyProps(n int) string {
@@ -169,11 +171,11 @@ func manyProps(n int) string {
 func TestJSONSchemaAccepts(t *testing.T) {
 	for _, tc := range schemaCases {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact}
+			opts := jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact}
 			if tc.opts != nil {
 				opts = *tc.opts
 			}
-			g, _, err := grammar.FromJSONSchema([]byte(tc.schema), opts)
+			g, _, err := jsonschema.Compile([]byte(tc.schema), opts)
 			require.NoError(t, err)
 			require.NoError(t, g.Validate())
 			assertLanguage(t, g, tc.valid, tc.invalid)
@@ -211,7 +213,7 @@ func TestJSONSchemaErrors(t *testing.T) {
 		{`{"a":`, "", "", nil},
 	} {
 		t.Run(tc.schema[:min(len(tc.schema), 50)], func(t *testing.T) {
-			_, _, err := grammar.FromJSONSchema([]byte(tc.schema), grammar.SchemaOptions{})
+			_, _, err := jsonschema.Compile([]byte(tc.schema), jsonschema.Options{})
 			require.Error(t, err)
 			var e *grammar.Error
 			require.True(t, errors.As(err, &e), "%v is a *grammar.Error", err)
@@ -230,9 +232,9 @@ func TestJSONSchemaErrors(t *testing.T) {
 // TestJSONSchemaLenient checks that Lenient mode reports what it ignores.
 func TestJSONSchemaLenient(t *testing.T) {
 	schema := `{"type":"object","properties":{"tags":{"type":"array","uniqueItems":true},"code":{"format":"mystery","type":"string"}}}`
-	_, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{})
+	_, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 	require.ErrorIs(t, err, grammar.ErrUnsupported)
-	g, warns, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{Lenient: true})
+	g, warns, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Lenient: true})
 	require.NoError(t, err)
 	require.NotNil(t, g)
 	var ptrs []string
@@ -251,7 +253,7 @@ func TestJSONSchemaSharing(t *testing.T) {
 		"a":{"type":"object","properties":{"x":{"type":"string","description":"one"}}},
 		"b":{"type":"object","properties":{"x":{"type":"string","description":"two"}}},
 		"c":{"$ref":"#/properties/a"}}}`
-	g, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+	g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 	require.NoError(t, err)
 	objects := 0
 	for _, r := range g.Rules {
@@ -266,7 +268,7 @@ func TestJSONSchemaSharing(t *testing.T) {
 // errors, quickly.
 func TestJSONSchemaLimits(t *testing.T) {
 	deep := strings.Repeat(`{"items":`, 2000) + `{}` + strings.Repeat(`}`, 2000)
-	_, _, err := grammar.FromJSONSchema([]byte(deep), grammar.SchemaOptions{})
+	_, _, err := jsonschema.Compile([]byte(deep), jsonschema.Options{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
 	var b strings.Builder
@@ -278,33 +280,33 @@ func TestJSONSchemaLimits(t *testing.T) {
 		fmt.Fprintf(&b, `{"anyOf":[{"required":["a%d"]},{"required":["b%d"]}]}`, i, i)
 	}
 	b.WriteString(`]}`)
-	_, _, err = grammar.FromJSONSchema([]byte(b.String()), grammar.SchemaOptions{})
+	_, _, err = jsonschema.Compile([]byte(b.String()), jsonschema.Options{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
-	_, _, err = grammar.FromJSONSchema([]byte(manyProps(50)), grammar.SchemaOptions{MaxRules: 3})
+	_, _, err = jsonschema.Compile([]byte(manyProps(50)), jsonschema.Options{Limits: grammar.Limits{Rules: 3}})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
-	_, _, err = grammar.FromJSONSchema([]byte(`{"enum":[1,2,3]}`), grammar.SchemaOptions{MaxEnum: 2})
+	_, _, err = jsonschema.Compile([]byte(`{"enum":[1,2,3]}`), jsonschema.Options{Limits: grammar.Limits{Enum: 2}})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
-	_, _, err = grammar.FromJSONSchema([]byte(`{"type":"string","pattern":"^a{2000}$"}`), grammar.SchemaOptions{})
+	_, _, err = jsonschema.Compile([]byte(`{"type":"string","pattern":"^a{2000}$"}`), jsonschema.Options{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
-	_, _, err = grammar.FromJSONSchema([]byte(`{"maximum":1e100000}`), grammar.SchemaOptions{})
+	_, _, err = jsonschema.Compile([]byte(`{"maximum":1e100000}`), jsonschema.Options{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 }
 
-func FuzzFromJSONSchema(f *testing.F) {
+func FuzzCompile(f *testing.F) {
 	for _, tc := range schemaCases {
 		f.Add([]byte(tc.schema))
 	}
 	f.Add([]byte(`{"type":"object","patternProperties":{"^a":{"type":"integer"},"b$":{"type":"string"}},"propertyNames":{"maxLength":3}}`))
 	f.Add([]byte(`{"not":{"not":{"items":{"const":1}}}}`))
 	f.Fuzz(func(t *testing.T, schema []byte) {
-		opts := grammar.SchemaOptions{MaxRules: 2000, MaxExprNodes: 1 << 18, MaxRepeat: 1 << 12, MaxAlternatives: 64, MaxEnum: 500}
+		opts := jsonschema.Options{Limits: grammar.Limits{Rules: 2000, ExprNodes: 1 << 18, Repeat: 1 << 12, Alternatives: 64, Enum: 500}}
 		for _, lenient := range []bool{false, true} {
 			opts.Lenient = lenient
-			g, warnings, err := grammar.FromJSONSchema(schema, opts)
+			g, warnings, err := jsonschema.Compile(schema, opts)
 			if err != nil {
 				require.Nil(t, g)
 				checkSchemaError(t, schema, err)
@@ -313,7 +315,7 @@ func FuzzFromJSONSchema(f *testing.F) {
 			if err := g.Validate(); err != nil {
 				t.Fatalf("invalid grammar: %v", err)
 			}
-			require.LessOrEqual(t, len(g.Rules), opts.MaxRules, "%q: more rules than the limit", schema)
+			require.LessOrEqual(t, len(g.Rules), opts.Limits.Rules, "%q: more rules than the limit", schema)
 			for _, w := range warnings {
 				require.True(t, w.Pointer == "" || strings.HasPrefix(w.Pointer, "/"), "%q: warning pointer %q", schema, w.Pointer)
 			}
@@ -322,21 +324,24 @@ func FuzzFromJSONSchema(f *testing.F) {
 	})
 }
 
+// update asks TestJSONSchemaGolden to rewrite the golden files under testdata.
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
 // TestJSONSchemaGolden pins the printed grammar of a few schemas
-// (testdata/jsonschema/*.json; go test -update rewrites the goldens), so
+// (testdata/*.json; go test -update rewrites the goldens), so
 // that changes to the shape of the output are seen in review.
 func TestJSONSchemaGolden(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "jsonschema", "*.json"))
+	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			schema, err := os.ReadFile(f)
 			require.NoError(t, err)
-			g, _, err := grammar.FromJSONSchema(schema, grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+			g, _, err := jsonschema.Compile(schema, jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 			require.NoError(t, err)
 			golden := strings.TrimSuffix(f, ".json") + ".golden"
-			if updateGolden() {
+			if *update {
 				require.NoError(t, os.WriteFile(golden, []byte(g.String()), 0o644))
 			}
 			want, err := os.ReadFile(golden)

@@ -1,205 +1,18 @@
-package grammar
+package jsonschema
 
 import (
 	"math/big"
-	"unicode/utf8"
+
+	"github.com/reinlm/rein/grammar"
 )
 
-// This file evaluates schemas on constant values (to filter enum and const
-// values by the rest of their schema, and to match declared property names
-// against propertyNames), pushes negation (not, the else of if, the
-// exactly-one of oneOf) down to the constraints where the negation is
-// itself a constraint, and proves alternatives disjoint.
-
-// validate reports whether the branch s accepts the value v.
-func (c *schemaCompiler) validate(s *jsSchema, v *jsNode) (bool, error) {
-	if err := c.tick(1); err != nil {
-		return false, err
-	}
-	if s.types&jsTypeOf(v) == 0 {
-		return false, nil
-	}
-	if s.hasEnum {
-		found := false
-		for _, e := range s.enum {
-			found = found || jsEqual(e, v)
-		}
-		if !found {
-			return false, nil
-		}
-	}
-	for _, e := range s.notVals {
-		if jsEqual(e, v) {
-			return false, nil
-		}
-	}
-	for _, n := range s.nots {
-		ok, err := c.validateConj(n, v)
-		if err != nil || ok {
-			return false, err
-		}
-	}
-	switch v.kind {
-	case jsString:
-		if v.lone && (s.minLen > 0 || s.maxLen >= 0 || len(s.patterns)+len(s.notPatterns)+len(s.formats) > 0) {
-			// Lengths, patterns and formats judge text, which a lone
-			// surrogate is not.
-			return true, c.unsupported(v.ptr, "", "a string with a lone surrogate under length, pattern or format constraints cannot be judged")
-		}
-		n := utf8.RuneCountInString(v.str)
-		if n < s.minLen || s.maxLen >= 0 && n > s.maxLen {
-			return false, nil
-		}
-		for _, p := range s.patterns {
-			jp, err := c.pattern(p, "pattern")
-			if err != nil {
-				return false, err
-			}
-			if !jp.match.MatchString(v.str) {
-				return false, nil
-			}
-		}
-		for _, p := range s.notPatterns {
-			jp, err := c.pattern(p, "not")
-			if err != nil {
-				return false, err
-			}
-			if jp.match.MatchString(v.str) {
-				return false, nil
-			}
-		}
-		for _, f := range s.formats {
-			if re, ok := jsFormatRegexps()[f.val]; ok && !re.MatchString(v.str) {
-				return false, nil
-			}
-		}
-	case jsNumber:
-		x := v.num()
-		if s.lo != nil && (x.Cmp(s.lo) < 0 || s.loEx && x.Cmp(s.lo) == 0) {
-			return false, nil
-		}
-		if s.hi != nil && (x.Cmp(s.hi) > 0 || s.hiEx && x.Cmp(s.hi) == 0) {
-			return false, nil
-		}
-		for _, m := range s.mults {
-			if !new(big.Rat).Quo(x, m).IsInt() {
-				return false, nil
-			}
-		}
-		for _, m := range s.notMults {
-			if new(big.Rat).Quo(x, m).IsInt() {
-				return false, nil
-			}
-		}
-	case jsObject:
-		if len(v.keys) < s.minProps || s.maxProps >= 0 && len(v.keys) > s.maxProps {
-			return false, nil
-		}
-		for _, r := range s.required {
-			if v.get(r) == nil {
-				return false, nil
-			}
-		}
-		for i, k := range v.keys {
-			var cj jsConj
-			if j := s.prop(k); j >= 0 {
-				cj = s.props[j].conj
-			} else {
-				var err error
-				if cj, err = c.groupConj(s, k); err != nil {
-					return false, err
-				}
-			}
-			if ok, err := c.validateConj(cj, v.vals[i]); err != nil || !ok {
-				return false, err
-			}
-			if !s.propNames.isTrue() {
-				if ok, err := c.validateConj(s.propNames, &jsNode{kind: jsString, str: k}); err != nil || !ok {
-					return false, err
-				}
-			}
-		}
-	case jsArray:
-		if len(v.elems) < s.minItems || s.maxItems >= 0 && len(v.elems) > s.maxItems {
-			return false, nil
-		}
-		for i, e := range v.elems {
-			cj := s.items
-			if i < len(s.prefix) {
-				cj = s.prefix[i]
-			}
-			if ok, err := c.validateConj(cj, e); err != nil || !ok {
-				return false, err
-			}
-		}
-		for _, ct := range s.contains {
-			n := 0
-			for _, e := range v.elems {
-				ok, err := c.validateConj(ct.conj, e)
-				if err != nil {
-					return false, err
-				}
-				if ok {
-					n++
-				}
-			}
-			if n < ct.min || ct.max >= 0 && n > ct.max {
-				return false, nil
-			}
-		}
-		if len(s.unique) > 0 {
-			for i := range v.elems {
-				for j := i + 1; j < len(v.elems); j++ {
-					if jsEqual(v.elems[i], v.elems[j]) {
-						return false, nil
-					}
-				}
-			}
-		}
-	}
-	return true, nil
-}
-
-func jsTypeOf(v *jsNode) jsTypes {
-	switch v.kind {
-	case jsNull:
-		return jtNull
-	case jsBool:
-		return jtBool
-	case jsNumber:
-		if v.isInt() {
-			return jtInt
-		}
-		return jtFrac
-	case jsString:
-		return jtString
-	case jsArray:
-		return jtArray
-	}
-	return jtObject
-}
-
-// validateConj reports whether every schema of cj accepts v.
-func (c *schemaCompiler) validateConj(cj jsConj, v *jsNode) (bool, error) {
-	if cj.isTrue() {
-		return true, nil
-	}
-	bs, err := c.conjDNF(cj, "")
-	if err != nil {
-		return false, err
-	}
-	for _, b := range bs {
-		ok, err := c.validate(b, v)
-		if err != nil || ok {
-			return ok, err
-		}
-	}
-	return false, nil
-}
+// This file pushes negation (not, the else of if, the exactly-one of oneOf)
+// down to the constraints where the negation is itself a constraint, and
+// proves alternatives disjoint.
 
 // checkNots reports negations that could not be pushed into constraints,
 // unless an enum makes them checkable value by value.
-func (c *schemaCompiler) checkNots(s *jsSchema) error {
+func (c *compiler) checkNots(s *schema) error {
 	if s.hasEnum {
 		return nil
 	}
@@ -208,7 +21,7 @@ func (c *schemaCompiler) checkNots(s *jsSchema) error {
 		if len(n) > 0 {
 			ptr = n[0].ptr
 		}
-		if err := c.unsupported(jsParentPointer(ptr), "not", "this negation cannot be expressed"); err != nil {
+		if err := c.unsupported(parentPointer(ptr), "not", "this negation cannot be expressed"); err != nil {
 			return err
 		}
 	}
@@ -218,7 +31,7 @@ func (c *schemaCompiler) checkNots(s *jsSchema) error {
 	// unless the branch rejects the value anyway.
 	excluded := s.notVals
 	for _, v := range excluded {
-		if v.kind != jsObject && v.kind != jsArray {
+		if v.kind != kindObject && v.kind != kindArray {
 			continue
 		}
 		s.notVals = nil // judge the value without the exclusions
@@ -241,7 +54,7 @@ func (c *schemaCompiler) checkNots(s *jsSchema) error {
 	return nil
 }
 
-func jsParentPointer(p string) string {
+func parentPointer(p string) string {
 	for i := len(p) - 1; i >= 0; i-- {
 		if p[i] == '/' {
 			return p[:i]
@@ -251,26 +64,26 @@ func jsParentPointer(p string) string {
 }
 
 // excludeLiterals drops the null/true/false literals that not excludes.
-func (c *schemaCompiler) excludeLiterals(s *jsSchema, e *Expr, kind jsKind) (*Expr, error) {
+func (c *compiler) excludeLiterals(s *schema, e *grammar.Expr, kind kind) (*grammar.Expr, error) {
 	if len(s.notVals) == 0 {
 		return e, nil
 	}
-	if kind == jsNull {
+	if kind == kindNull {
 		for _, v := range s.notVals {
-			if v.kind == jsNull {
+			if v.kind == kindNull {
 				return nil, nil
 			}
 		}
 		return e, nil
 	}
-	var alts []*Expr
+	var alts []*grammar.Expr
 	for _, b := range []bool{true, false} {
 		excluded := false
 		for _, v := range s.notVals {
-			excluded = excluded || v.kind == jsBool && v.b == b
+			excluded = excluded || v.kind == kindBool && v.b == b
 		}
 		if !excluded {
-			alts = append(alts, c.literal(&jsNode{kind: jsBool, b: b}))
+			alts = append(alts, c.literal(&node{kind: kindBool, b: b}))
 		}
 	}
 	return c.or(alts...), nil
@@ -278,8 +91,8 @@ func (c *schemaCompiler) excludeLiterals(s *jsSchema, e *Expr, kind jsKind) (*Ex
 
 // negateBranches returns the branches of the complement of bs, or ok false
 // when some constraint's negation cannot be expressed.
-func (c *schemaCompiler) negateBranches(bs []*jsSchema, ptr string) ([]*jsSchema, bool, error) {
-	out := []*jsSchema{jsUniversal()}
+func (c *compiler) negateBranches(bs []*schema, ptr string) ([]*schema, bool, error) {
+	out := []*schema{universal()}
 	for _, b := range bs {
 		neg, ok, err := c.negateBranch(b)
 		if err != nil || !ok {
@@ -298,13 +111,13 @@ func (c *schemaCompiler) negateBranches(bs []*jsSchema, ptr string) ([]*jsSchema
 // negateBranch returns the complement of one conjunctive branch as a union:
 // a value fails s when its type is not allowed, or when one constraint of
 // its type fails.
-func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
+func (c *compiler) negateBranch(s *schema) ([]*schema, bool, error) {
 	if len(s.issues) > 0 || len(s.unique) > 0 {
 		return nil, false, nil
 	}
-	var out []*jsSchema
-	typed := func(t jsTypes) *jsSchema {
-		x := jsUniversal()
+	var out []*schema
+	typed := func(t types) *schema {
+		x := universal()
 		x.types = t
 		x.ptr = s.ptr
 		out = append(out, x)
@@ -316,11 +129,11 @@ func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
 	T := s.types
 	if s.hasEnum {
 		x := typed(T)
-		x.notVals = append([]*jsNode(nil), s.enum...)
+		x.notVals = append([]*node(nil), s.enum...)
 	}
 	for _, v := range s.notVals {
 		x := typed(T)
-		x.hasEnum, x.enum, x.enumPtr = true, []*jsNode{v}, s.ptr
+		x.hasEnum, x.enum, x.enumPtr = true, []*node{v}, s.ptr
 	}
 	for _, n := range s.nots {
 		d, err := c.conjDNF(n, s.ptr)
@@ -343,13 +156,13 @@ func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
 			typed(jtString).minLen = s.maxLen + 1
 		}
 		for _, p := range s.patterns {
-			typed(jtString).notPatterns = []jsLoc{p}
+			typed(jtString).notPatterns = []loc{p}
 		}
 		for _, p := range s.notPatterns {
-			typed(jtString).patterns = []jsLoc{p}
+			typed(jtString).patterns = []loc{p}
 		}
 		for _, f := range s.formats {
-			if _, known := jsFormats[f.val]; known {
+			if _, known := formats[f.val]; known {
 				return nil, false, nil
 			}
 		}
@@ -382,10 +195,10 @@ func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
 			}
 			x := typed(jtObject)
 			x.required = []string{p.name}
-			x.props = []jsProp{{name: p.name, conj: jsConj{c.negation(p.conj)}, shadow: true}}
+			x.props = []prop{{name: p.name, conj: conj{c.negation(p.conj)}, shadow: true}}
 		}
 		for _, r := range s.required {
-			typed(jtObject).props = []jsProp{{name: r, conj: jsConj{c.falseNode}, shadow: true}}
+			typed(jtObject).props = []prop{{name: r, conj: conj{c.falseNode}, shadow: true}}
 		}
 		for _, g := range s.groups {
 			if len(g.pats) > 0 || !g.addl.isTrue() {
@@ -409,19 +222,19 @@ func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
 			}
 			x := typed(jtArray)
 			x.minItems = i + 1
-			x.prefix = make([]jsConj, i+1)
+			x.prefix = make([]conj, i+1)
 			x.shadowPrefix = make([]bool, i+1)
 			for j := range x.shadowPrefix {
 				x.shadowPrefix[j] = true
 			}
-			x.prefix[i] = jsConj{c.negation(p)}
+			x.prefix[i] = conj{c.negation(p)}
 		}
 		if !s.items.isTrue() {
 			if len(s.prefix) > 0 {
 				return nil, false, nil
 			}
 			x := typed(jtArray)
-			x.contains = []jsContains{{conj: jsConj{c.negation(s.items)}, min: 1, max: -1, ptr: s.ptr}}
+			x.contains = []contains{{conj: conj{c.negation(s.items)}, min: 1, max: -1, ptr: s.ptr}}
 		}
 		for _, ct := range s.contains {
 			if ct.max >= 0 || ct.min > 1 {
@@ -432,7 +245,7 @@ func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
 			}
 			x := typed(jtArray)
 			x.shadowItems = true
-			x.items = jsConj{c.negation(ct.conj)}
+			x.items = conj{c.negation(ct.conj)}
 		}
 		if s.minItems > 0 {
 			typed(jtArray).maxItems = s.minItems - 1
@@ -446,7 +259,7 @@ func (c *schemaCompiler) negateBranch(s *jsSchema) ([]*jsSchema, bool, error) {
 
 // disjointSets reports whether no value satisfies both a branch of a and a
 // branch of b, as far as cheap reasoning can prove.
-func (c *schemaCompiler) disjointSets(a, b []*jsSchema, depth int) (bool, error) {
+func (c *compiler) disjointSets(a, b []*schema, depth int) (bool, error) {
 	for _, x := range a {
 		for _, y := range b {
 			ok, err := c.disjoint(x, y, depth)
@@ -458,7 +271,7 @@ func (c *schemaCompiler) disjointSets(a, b []*jsSchema, depth int) (bool, error)
 	return true, nil
 }
 
-func (c *schemaCompiler) disjoint(x, y *jsSchema, depth int) (bool, error) {
+func (c *compiler) disjoint(x, y *schema, depth int) (bool, error) {
 	T := x.types & y.types
 	if T == 0 {
 		return true, nil
@@ -466,7 +279,7 @@ func (c *schemaCompiler) disjoint(x, y *jsSchema, depth int) (bool, error) {
 	if depth > 4 {
 		return false, nil
 	}
-	for _, p := range [][2]*jsSchema{{x, y}, {y, x}} {
+	for _, p := range [][2]*schema{{x, y}, {y, x}} {
 		if p[0].hasEnum {
 			all := true
 			for _, v := range p[0].enum {
@@ -481,7 +294,7 @@ func (c *schemaCompiler) disjoint(x, y *jsSchema, depth int) (bool, error) {
 			}
 		}
 	}
-	for _, t := range []jsTypes{jtNull, jtBool, jtInt, jtFrac, jtString, jtArray, jtObject} {
+	for _, t := range []types{jtNull, jtBool, jtInt, jtFrac, jtString, jtArray, jtObject} {
 		if T&t == 0 {
 			continue
 		}
@@ -494,10 +307,10 @@ func (c *schemaCompiler) disjoint(x, y *jsSchema, depth int) (bool, error) {
 }
 
 // disjointIn reports whether x and y share no value of type t.
-func (c *schemaCompiler) disjointIn(x, y *jsSchema, t jsTypes, depth int) (bool, error) {
+func (c *compiler) disjointIn(x, y *schema, t types, depth int) (bool, error) {
 	switch t {
 	case jtString:
-		lo, hi := max(x.minLen, y.minLen), jsMinBound(x.maxLen, y.maxLen)
+		lo, hi := max(x.minLen, y.minLen), minBound(x.maxLen, y.maxLen)
 		if hi >= 0 && lo > hi {
 			return true, nil
 		}
@@ -526,14 +339,14 @@ func (c *schemaCompiler) disjointIn(x, y *jsSchema, t jsTypes, depth int) (bool,
 		}
 		return lo != nil && hi != nil && (lo.Cmp(hi) > 0 || lo.Cmp(hi) == 0 && (loEx || hiEx)), nil
 	case jtArray:
-		lo, hi := max(x.minItems, y.minItems), jsMinBound(x.maxItems, y.maxItems)
+		lo, hi := max(x.minItems, y.minItems), minBound(x.maxItems, y.maxItems)
 		return hi >= 0 && lo > hi, nil
 	case jtObject:
-		lo, hi := max(x.minProps, y.minProps), jsMinBound(x.maxProps, y.maxProps)
+		lo, hi := max(x.minProps, y.minProps), minBound(x.maxProps, y.maxProps)
 		if hi >= 0 && lo > hi {
 			return true, nil
 		}
-		for _, p := range [][2]*jsSchema{{x, y}, {y, x}} {
+		for _, p := range [][2]*schema{{x, y}, {y, x}} {
 			for _, r := range p[0].required {
 				// Required on one side, forbidden on the other?
 				other, err := c.propConj(p[1], r)
@@ -574,7 +387,7 @@ func (c *schemaCompiler) disjointIn(x, y *jsSchema, t jsTypes, depth int) (bool,
 }
 
 // propConj returns the schema s imposes on the value of property name.
-func (c *schemaCompiler) propConj(s *jsSchema, name string) (jsConj, error) {
+func (c *compiler) propConj(s *schema, name string) (conj, error) {
 	if i := s.prop(name); i >= 0 {
 		return s.props[i].conj, nil
 	}

@@ -1,4 +1,4 @@
-package grammar_test
+package jsonschema_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/oracle"
 )
@@ -23,38 +24,51 @@ import (
 // before they cost memory or stack, cancellation, and strict mode sound.
 
 // TestJSONSchemaInputBounds checks that each input size ends in an error
-// wrapping ErrLimit that names the place, before the work it would cost.
+// wrapping ErrLimit that names the place and the field of grammar.Limits,
+// before the work it would cost.
 func TestJSONSchemaInputBounds(t *testing.T) {
 	longKey := `{"type":"object","properties":{"` + strings.Repeat("a", 1_000_000) + `":{}},"additionalProperties":{"type":"integer"}}`
+	remote := func(ctx context.Context, uri string) ([]byte, error) {
+		return []byte(`{"$ref":"` + uri + `x"}`), nil
+	}
 	for _, tc := range []struct {
 		name    string
 		schema  string
-		opts    grammar.SchemaOptions
+		opts    jsonschema.Options
 		pointer string
+		field   string // of grammar.Limits, named in the message
 	}{
-		{"a 1,000,000-character key", longKey, grammar.SchemaOptions{}, "/properties"},
+		{"a 1,000,000-character key", longKey, jsonschema.Options{}, "/properties", "SchemaKeyBytes"},
 		// Raised string limit: the key-exclusion builder is iterative and
-		// splits long names into rules, so this ends at MaxRules, not in a
+		// splits long names into rules, so this ends at Limits.Rules, not in a
 		// stack overflow.
-		{"a long key past MaxKeyBytes", longKey, grammar.SchemaOptions{MaxKeyBytes: 2 << 20, MaxRules: 1000}, "#"},
-		{"a long string", `{"const":"` + strings.Repeat("x", 1<<20+1) + `"}`, grammar.SchemaOptions{}, "/const"},
-		{"schema bytes", `{"description":"` + strings.Repeat("x", 5000) + `"}`, grammar.SchemaOptions{MaxSchemaBytes: 4096}, "#"},
-		{"number digits", `{"properties":{"n":{"multipleOf":0.` + strings.Repeat("1", 200) + `}}}`, grammar.SchemaOptions{}, "/properties/n/multipleOf"},
-		{"nesting before parsing", strings.Repeat("[", 5_000_000), grammar.SchemaOptions{}, ""},
-		{"enum size", `{"enum":[1,2,3]}`, grammar.SchemaOptions{MaxEnum: 2}, "/enum"},
+		{"a long key past Limits.SchemaKeyBytes", longKey, jsonschema.Options{Limits: grammar.Limits{SchemaKeyBytes: 2 << 20, Rules: 1000}}, "#", "Rules"},
+		{"a long string", `{"const":"` + strings.Repeat("x", 1<<20+1) + `"}`, jsonschema.Options{}, "/const", "SchemaStringBytes"},
+		{"schema bytes", `{"description":"` + strings.Repeat("x", 5000) + `"}`, jsonschema.Options{Limits: grammar.Limits{SchemaBytes: 4096}}, "#", "SchemaBytes"},
+		{"number digits", `{"properties":{"n":{"multipleOf":0.` + strings.Repeat("1", 200) + `}}}`, jsonschema.Options{}, "/properties/n/multipleOf", "SchemaNumberDigits"},
+		{"nesting before parsing", strings.Repeat("[", 5_000_000), jsonschema.Options{}, "", "SchemaDepth"},
+		{"schema values", `{"enum":[1,2,3,4,5,6,7,8]}`, jsonschema.Options{Limits: grammar.Limits{SchemaNodes: 4}}, "", "SchemaNodes"},
+		{"enum size", `{"enum":[1,2,3]}`, jsonschema.Options{Limits: grammar.Limits{Enum: 2}}, "/enum", "Enum"},
+		{"repeat", `{"type":"string","maxLength":100}`, jsonschema.Options{Limits: grammar.Limits{Repeat: 10}}, "", "Repeat"},
+		{"alternatives", `{"allOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"anyOf":[{"minimum":1},{"maxLength":2}]}]}`, jsonschema.Options{Limits: grammar.Limits{Alternatives: 1}}, "", "Alternatives"},
+		{"rules", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}`, jsonschema.Options{Limits: grammar.Limits{Rules: 2}}, "", "Rules"},
+		{"expression nodes", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}`, jsonschema.Options{Limits: grammar.Limits{ExprNodes: 20}}, "", "ExprNodes"},
+		{"pattern bytes", `{"type":"string","pattern":"` + strings.Repeat("a", 100) + `"}`, jsonschema.Options{Limits: grammar.Limits{RegexBytes: 50}}, "/pattern", "RegexBytes"},
+		{"remote documents", `{"$ref":"https://example.com/a"}`, jsonschema.Options{LoadRef: remote, Limits: grammar.Limits{SchemaDocuments: 3}}, "", "SchemaDocuments"},
 		// A name in required is a string, not a key, to the scan: the
 		// key-exclusion builder bounds it before building a trie node per
 		// character (hundreds of MB for this 1 MB schema otherwise).
-		{"a 1,000,000-character required name", `{"type":"object","required":["` + strings.Repeat("a", 1_000_000) + `"]}`, grammar.SchemaOptions{}, "#"},
+		{"a 1,000,000-character required name", `{"type":"object","required":["` + strings.Repeat("a", 1_000_000) + `"]}`, jsonschema.Options{}, "#", "SchemaKeyBytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := grammar.FromJSONSchema([]byte(tc.schema), tc.opts)
+			_, _, err := jsonschema.Compile([]byte(tc.schema), tc.opts)
 			require.ErrorIs(t, err, grammar.ErrLimit)
 			var e *grammar.Error
 			require.True(t, errors.As(err, &e), "%v", err)
 			if tc.pointer != "" {
 				assert.Equal(t, tc.pointer, e.Pointer, "%v", err)
 			}
+			assert.Contains(t, e.Msg, "Limits."+tc.field, "%v", err)
 		})
 	}
 }
@@ -65,7 +79,7 @@ func TestJSONSchemaInputBounds(t *testing.T) {
 func TestJSONSchemaLongKeyCompiles(t *testing.T) {
 	name := strings.Repeat("ab", 150)
 	schema := `{"type":"object","properties":{"` + name + `":{"type":"string"}},"additionalProperties":{"type":"integer"}}`
-	g, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+	g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 	require.NoError(t, err)
 	for doc, want := range map[string]bool{
 		`{"` + name + `":"x"}`:     true,
@@ -86,8 +100,8 @@ func TestJSONSchemaMultipleOfQuarters(t *testing.T) {
 	for k := 21; k <= 39; k++ {
 		m := fmt.Sprintf("%g", float64(k)/4)
 		t.Run(m, func(t *testing.T) {
-			g, _, err := grammar.FromJSONSchema([]byte(`{"type":"number","multipleOf":`+m+`}`),
-				grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact, MaxExprNodes: 1 << 16})
+			g, _, err := jsonschema.Compile([]byte(`{"type":"number","multipleOf":`+m+`}`),
+				jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, Limits: grammar.Limits{ExprNodes: 1 << 16}})
 			require.NoError(t, err)
 			for i := -3; i <= 3; i++ {
 				ok, err := oracle.Accepts(g, []byte(fmt.Sprintf("%g", float64(i*k)/4)))
@@ -107,19 +121,19 @@ func TestJSONSchemaMultipleOfQuarters(t *testing.T) {
 func TestJSONSchemaContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, _, err := grammar.FromJSONSchemaContext(ctx, []byte(`{"type":"string"}`), grammar.SchemaOptions{})
+	_, _, err := jsonschema.CompileContext(ctx, []byte(`{"type":"string"}`), jsonschema.Options{})
 	require.ErrorIs(t, err, context.Canceled)
 
 	type key struct{}
 	ctx, cancel = context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
 	defer cancel()
 	var sawValue bool
-	opts := grammar.SchemaOptions{LoadRef: func(ctx context.Context, uri string) ([]byte, error) {
+	opts := jsonschema.Options{LoadRef: func(ctx context.Context, uri string) ([]byte, error) {
 		sawValue = ctx.Value(key{}) == "v"
 		cancel()
 		return []byte(`{"type":"number","multipleOf":8.25}`), nil
 	}}
-	_, _, err = grammar.FromJSONSchemaContext(ctx, []byte(manyRefs(200)), opts)
+	_, _, err = jsonschema.CompileContext(ctx, []byte(manyRefs(200)), opts)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.True(t, sawValue)
 }
@@ -169,7 +183,7 @@ func TestJSONSchemaUnevaluatedThroughNegation(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, _, err := grammar.FromJSONSchema([]byte(tc.schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+			g, _, err := jsonschema.Compile([]byte(tc.schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 			require.NoError(t, err)
 			assertLanguage(t, g, tc.valid, tc.invalid)
 		})
@@ -191,7 +205,7 @@ func TestJSONSchemaDynamicRefSuite(t *testing.T) {
 		} `json:"tests"`
 	}
 	require.NoError(t, json.Unmarshal(data, &groups))
-	opts := grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact, LoadRef: suiteLoader(filepath.Join(dir, "remotes"))}
+	opts := jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, LoadRef: suiteLoader(filepath.Join(dir, "remotes"))}
 	checked := 0
 	for _, g := range groups {
 		for _, tc := range g.Tests {
@@ -201,7 +215,7 @@ func TestJSONSchemaDynamicRefSuite(t *testing.T) {
 				continue
 			}
 			checked++
-			gr, _, err := grammar.FromJSONSchema(g.Schema, opts)
+			gr, _, err := jsonschema.Compile(g.Schema, opts)
 			if err != nil {
 				assert.ErrorIs(t, err, grammar.ErrUnsupported, g.Description)
 				continue
@@ -220,12 +234,12 @@ func TestJSONSchemaDynamicRefSuite(t *testing.T) {
 func TestJSONSchemaDynamicRefScope(t *testing.T) {
 	schema := `{"$id":"https://example.com/root","$defs":{"a":{"$id":"a","$dynamicAnchor":"x","type":"string"},` +
 		`"b":{"$id":"b","$dynamicAnchor":"x","type":"integer"},"c":{"$id":"c","type":"array","items":{"$dynamicRef":"a#x"}}},"$ref":"c"}`
-	_, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{})
+	_, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 	require.ErrorIs(t, err, grammar.ErrUnsupported)
 	var e *grammar.Error
 	require.True(t, errors.As(err, &e))
 	assert.Equal(t, "/$defs/c/items/$dynamicRef", e.Pointer)
-	_, warnings, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{Lenient: true})
+	_, warnings, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Lenient: true})
 	require.NoError(t, err)
 	assert.NotEmpty(t, warnings)
 }
@@ -236,7 +250,7 @@ func TestJSONSchemaDynamicRefScope(t *testing.T) {
 // escape); elsewhere (keys, patterns, under length constraints) it is an
 // error naming the pointer.
 func TestJSONSchemaNotText(t *testing.T) {
-	_, _, err := grammar.FromJSONSchema([]byte("{\"const\":\"a\xffb\"}"), grammar.SchemaOptions{})
+	_, _, err := jsonschema.Compile([]byte("{\"const\":\"a\xffb\"}"), jsonschema.Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "offset 11")
 
@@ -247,7 +261,7 @@ func TestJSONSchemaNotText(t *testing.T) {
 		{name: "a pair is a character", schema: `{"const":"\ud83d\ude00"}`, valid: []string{`"😀"`}, invalid: []string{`"\ud83d\ude00"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, _, err := grammar.FromJSONSchema([]byte(tc.schema), grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact})
+			g, _, err := jsonschema.Compile([]byte(tc.schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 			require.NoError(t, err)
 			assertLanguage(t, g, tc.valid, tc.invalid)
 		})
@@ -261,7 +275,7 @@ func TestJSONSchemaNotText(t *testing.T) {
 		`{"propertyNames":{"enum":["\ud800"]}}`:         "/propertyNames/enum",
 		`{"allOf":[{"not":{"pattern":"\udc00"}}]}`:      "/allOf/0/not/pattern",
 	} {
-		_, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{})
+		_, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		require.ErrorIs(t, err, grammar.ErrUnsupported, schema)
 		var e *grammar.Error
 		require.True(t, errors.As(err, &e))
@@ -287,15 +301,15 @@ func TestJSONSchemaDynamicRefLoadedLater(t *testing.T) {
 	// Property a's tree is compiled, its $dynamicRef resolved, before
 	// property b loads the second anchor.
 	schema := `{"type":"object","properties":{"a":{"$ref":"https://example.com/tree"},"b":{"$ref":"https://example.com/strict-tree"}}}`
-	_, _, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{LoadRef: load})
+	_, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{LoadRef: load})
 	require.ErrorIs(t, err, grammar.ErrUnsupported)
 	assert.Contains(t, err.Error(), "$dynamicRef")
 
 	// One tree alone resolves statically.
-	_, _, err = grammar.FromJSONSchema([]byte(`{"$ref":"https://example.com/tree"}`), grammar.SchemaOptions{LoadRef: load})
+	_, _, err = jsonschema.Compile([]byte(`{"$ref":"https://example.com/tree"}`), jsonschema.Options{LoadRef: load})
 	require.NoError(t, err)
 	// Lenient: a warning instead.
-	_, warns, err := grammar.FromJSONSchema([]byte(schema), grammar.SchemaOptions{LoadRef: load, Lenient: true})
+	_, warns, err := jsonschema.Compile([]byte(schema), jsonschema.Options{LoadRef: load, Lenient: true})
 	require.NoError(t, err)
 	assert.NotEmpty(t, warns)
 }

@@ -1,4 +1,4 @@
-package grammar
+package jsonschema
 
 import (
 	"math/big"
@@ -13,10 +13,10 @@ import (
 	"github.com/reinlm/rein/internal/race"
 )
 
-// rangeRegexp compiles jsNumberRange for the bounds into a Go regexp.
+// rangeRegexp compiles numberRange for the bounds into a Go regexp.
 func rangeRegexp(t *testing.T, lo *big.Rat, loEx bool, hi *big.Rat, hiEx bool, intOnly bool) *regexp.Regexp {
 	t.Helper()
-	re, ok := jsNumberRange(lo, loEx, hi, hiEx, intOnly)
+	re, ok := numberRange(lo, loEx, hi, hiEx, intOnly)
 	require.True(t, ok)
 	return regexp.MustCompile(`^(?:` + re.String() + `)$`)
 }
@@ -104,7 +104,7 @@ func TestJSONSchemaDecimalRanges(t *testing.T) {
 func TestJSONSchemaMultipleOfAutomaton(t *testing.T) {
 	for _, m := range []string{"1", "2", "3", "7", "11", "0.01", "0.25", "2.5", "1.5", "0.1"} {
 		mr, _ := new(big.Rat).SetString(m)
-		d, err := jsMultipleDFA(mr)
+		d, err := multipleDFA(mr)
 		require.NoError(t, err, m)
 		accepts := func(s string) bool {
 			st := 0
@@ -131,11 +131,11 @@ func TestJSONSchemaSplitDecimal(t *testing.T) {
 		{"0", "0", ""}, {"1.5", "1", "5"}, {"12.0625", "12", "0625"}, {"0.001", "0", "001"}, {"100", "100", ""},
 	} {
 		r, _ := new(big.Rat).SetString(c.in)
-		ip, frac, ok := jsSplitDecimal(r)
+		ip, frac, ok := splitDecimal(r)
 		require.True(t, ok)
 		assert.Equal(t, c.ip, ip.String(), c.in)
 		assert.Equal(t, c.frac, frac, c.in)
 	}
-	_, _, ok := jsSplitDecimal(big.NewRat(1, 3))
+	_, _, ok := splitDecimal(big.NewRat(1, 3))
 	assert.False(t, ok)
 }

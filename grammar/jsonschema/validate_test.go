@@ -1,4 +1,4 @@
-package grammar_test
+package jsonschema_test
 
 import (
 	"testing"
@@ -6,10 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 )
 
-func TestValidateJSONSchemaInstance(t *testing.T) {
+func TestValidate(t *testing.T) {
 	tests := []struct {
 		schema, doc string
 		want        bool
@@ -26,12 +26,12 @@ func TestValidateJSONSchemaInstance(t *testing.T) {
 		{`{"anyOf":[{"type":"string","pattern":"^a+$"},{"type":"null"}]}`, `null`, true},
 	}
 	for _, tc := range tests {
-		got, err := grammar.ValidateJSONSchemaInstance([]byte(tc.schema), []byte(tc.doc), grammar.SchemaOptions{})
+		got, err := jsonschema.Validate([]byte(tc.schema), []byte(tc.doc), jsonschema.Options{})
 		require.NoError(t, err, "%s", tc.schema)
 		assert.Equal(t, tc.want, got, "%s on %s", tc.schema, tc.doc)
 	}
-	_, err := grammar.ValidateJSONSchemaInstance([]byte(`{"type":"integer"}`), []byte(`{`), grammar.SchemaOptions{})
+	_, err := jsonschema.Validate([]byte(`{"type":"integer"}`), []byte(`{`), jsonschema.Options{})
 	assert.Error(t, err)
-	_, err = grammar.ValidateJSONSchemaInstance([]byte(`{"type":`), []byte(`1`), grammar.SchemaOptions{})
+	_, err = jsonschema.Validate([]byte(`{"type":`), []byte(`1`), jsonschema.Options{})
 	assert.Error(t, err)
 }

@@ -1,10 +1,12 @@
-package grammar
+package jsonschema
 
 import (
 	"errors"
 	"math/big"
 	"regexp/syntax"
 	"strings"
+
+	"github.com/reinlm/rein/grammar"
 )
 
 // Numbers. Bounds become exact digit automata: a decimal string is in an
@@ -17,35 +19,35 @@ import (
 
 // Regex-tree constructors for the ASCII pieces of numbers.
 
-func jsReLit(s string) *syntax.Regexp {
+func reLit(s string) *syntax.Regexp {
 	if s == "" {
 		return &syntax.Regexp{Op: syntax.OpEmptyMatch}
 	}
 	return &syntax.Regexp{Op: syntax.OpLiteral, Rune: []rune(s)}
 }
 
-func jsReClass(lo, hi byte) *syntax.Regexp {
+func reClass(lo, hi byte) *syntax.Regexp {
 	if lo == hi {
-		return jsReLit(string(lo))
+		return reLit(string(lo))
 	}
 	return &syntax.Regexp{Op: syntax.OpCharClass, Rune: []rune{rune(lo), rune(hi)}}
 }
 
-func jsReDigits(min, max int) *syntax.Regexp {
-	return jsReRepeat(jsReClass('0', '9'), min, max)
+func reDigits(min, max int) *syntax.Regexp {
+	return reRepeat(reClass('0', '9'), min, max)
 }
 
-func jsReRepeat(sub *syntax.Regexp, min, max int) *syntax.Regexp {
+func reRepeat(sub *syntax.Regexp, min, max int) *syntax.Regexp {
 	if min == 1 && max == 1 {
 		return sub
 	}
 	if min == 0 && max == 0 {
-		return jsReLit("")
+		return reLit("")
 	}
 	return &syntax.Regexp{Op: syntax.OpRepeat, Min: min, Max: max, Sub: []*syntax.Regexp{sub}}
 }
 
-func jsReCat(subs ...*syntax.Regexp) *syntax.Regexp {
+func reCat(subs ...*syntax.Regexp) *syntax.Regexp {
 	var out []*syntax.Regexp
 	for _, s := range subs {
 		switch s.Op {
@@ -58,14 +60,14 @@ func jsReCat(subs ...*syntax.Regexp) *syntax.Regexp {
 	}
 	switch len(out) {
 	case 0:
-		return jsReLit("")
+		return reLit("")
 	case 1:
 		return out[0]
 	}
 	return &syntax.Regexp{Op: syntax.OpConcat, Sub: out}
 }
 
-func jsReAlt(subs ...*syntax.Regexp) *syntax.Regexp {
+func reAlt(subs ...*syntax.Regexp) *syntax.Regexp {
 	var out []*syntax.Regexp
 	for _, s := range subs {
 		if s != nil && s.Op != syntax.OpNoMatch {
@@ -81,16 +83,16 @@ func jsReAlt(subs ...*syntax.Regexp) *syntax.Regexp {
 	return &syntax.Regexp{Op: syntax.OpAlternate, Sub: out}
 }
 
-var jsReNone = &syntax.Regexp{Op: syntax.OpNoMatch}
+var reNone = &syntax.Regexp{Op: syntax.OpNoMatch}
 
-// jsUintRange matches the decimal spellings (no leading zeros) of the
+// uintRange matches the decimal spellings (no leading zeros) of the
 // integers in [a, b]; b == nil means no upper bound.
-func jsUintRange(a, b *big.Int) *syntax.Regexp {
+func uintRange(a, b *big.Int) *syntax.Regexp {
 	if a.Sign() < 0 {
 		a = new(big.Int)
 	}
 	if b != nil && a.Cmp(b) > 0 {
-		return jsReNone
+		return reNone
 	}
 	as := a.String()
 	var alts []*syntax.Regexp
@@ -101,7 +103,7 @@ func jsUintRange(a, b *big.Int) *syntax.Regexp {
 	for l := len(as); l <= maxLen; l++ {
 		if l > len(as) && l < maxLen {
 			// Every length strictly between the bounds' lengths at once.
-			alts = append(alts, jsReCat(jsReClass('1', '9'), jsReDigits(l-1, maxLen-2)))
+			alts = append(alts, reCat(reClass('1', '9'), reDigits(l-1, maxLen-2)))
 			l = maxLen - 1
 			continue
 		}
@@ -113,40 +115,40 @@ func jsUintRange(a, b *big.Int) *syntax.Regexp {
 		if b != nil && l == maxLen {
 			hi = b.String()
 		}
-		alts = append(alts, jsFixedRange(lo, hi))
+		alts = append(alts, fixedRange(lo, hi))
 	}
 	if b == nil {
-		alts = append(alts, jsReCat(jsReClass('1', '9'), jsReDigits(len(as), -1)))
+		alts = append(alts, reCat(reClass('1', '9'), reDigits(len(as), -1)))
 	}
-	return jsReAlt(alts...)
+	return reAlt(alts...)
 }
 
-// jsFixedRange matches the digit strings of len(lo) between lo and hi.
-func jsFixedRange(lo, hi string) *syntax.Regexp {
+// fixedRange matches the digit strings of len(lo) between lo and hi.
+func fixedRange(lo, hi string) *syntax.Regexp {
 	if lo == "" {
-		return jsReLit("")
+		return reLit("")
 	}
 	if lo > hi {
-		return jsReNone
+		return reNone
 	}
 	if lo[0] == hi[0] {
-		return jsReCat(jsReLit(lo[:1]), jsFixedRange(lo[1:], hi[1:]))
+		return reCat(reLit(lo[:1]), fixedRange(lo[1:], hi[1:]))
 	}
 	n := len(lo) - 1
 	if strings.Trim(lo[1:], "0") == "" && strings.Trim(hi[1:], "9") == "" {
-		return jsReCat(jsReClass(lo[0], hi[0]), jsReDigits(n, n))
+		return reCat(reClass(lo[0], hi[0]), reDigits(n, n))
 	}
-	alts := []*syntax.Regexp{jsReCat(jsReLit(lo[:1]), jsFixedRange(lo[1:], strings.Repeat("9", n)))}
+	alts := []*syntax.Regexp{reCat(reLit(lo[:1]), fixedRange(lo[1:], strings.Repeat("9", n)))}
 	if lo[0]+1 <= hi[0]-1 {
-		alts = append(alts, jsReCat(jsReClass(lo[0]+1, hi[0]-1), jsReDigits(n, n)))
+		alts = append(alts, reCat(reClass(lo[0]+1, hi[0]-1), reDigits(n, n)))
 	}
-	alts = append(alts, jsReCat(jsReLit(hi[:1]), jsFixedRange(strings.Repeat("0", n), hi[1:])))
-	return jsReAlt(alts...)
+	alts = append(alts, reCat(reLit(hi[:1]), fixedRange(strings.Repeat("0", n), hi[1:])))
+	return reAlt(alts...)
 }
 
-// jsSplitDecimal returns the integer part and the fraction digits (without
+// splitDecimal returns the integer part and the fraction digits (without
 // trailing zeros) of a non-negative finite decimal.
-func jsSplitDecimal(r *big.Rat) (*big.Int, string, bool) {
+func splitDecimal(r *big.Rat) (*big.Int, string, bool) {
 	ip := new(big.Int).Quo(r.Num(), r.Denom())
 	frac := new(big.Rat).Sub(r, new(big.Rat).SetInt(ip))
 	if frac.Sign() == 0 {
@@ -174,26 +176,26 @@ func jsSplitDecimal(r *big.Rat) (*big.Int, string, bool) {
 	return ip, strings.TrimRight(digits, "0"), true
 }
 
-// jsFraction matches the optional fraction part (\.[0-9]+)? whose value
+// fraction matches the optional fraction part (\.[0-9]+)? whose value
 // 0.g lies on the right side of lo (when hasLo) and hi (when hasHi), lo and
 // hi being fraction digits without trailing zeros.
-func jsFraction(lo string, hasLo, loIncl bool, hi string, hasHi, hiIncl bool) *syntax.Regexp {
-	f := &jsFrac{lo, hi, loIncl, hiIncl}
+func fraction(lo string, hasLo, loIncl bool, hi string, hasHi, hiIncl bool) *syntax.Regexp {
+	f := &frac{lo, hi, loIncl, hiIncl}
 	var alts []*syntax.Regexp
 	if f.endOK(0, hasLo, hasHi) {
-		alts = append(alts, jsReLit(""))
+		alts = append(alts, reLit(""))
 	}
-	alts = append(alts, jsReCat(jsReLit("."), f.rest(0, hasLo, hasHi, true)))
-	return jsReAlt(alts...)
+	alts = append(alts, reCat(reLit("."), f.rest(0, hasLo, hasHi, true)))
+	return reAlt(alts...)
 }
 
-type jsFrac struct {
+type frac struct {
 	lo, hi         string
 	loIncl, hiIncl bool
 }
 
 // endOK: may the fraction end before position i, every later digit being 0?
-func (f *jsFrac) endOK(i int, tl, th bool) bool {
+func (f *frac) endOK(i int, tl, th bool) bool {
 	if tl && (i < len(f.lo) || !f.loIncl) {
 		return false
 	}
@@ -205,7 +207,7 @@ func (f *jsFrac) endOK(i int, tl, th bool) bool {
 
 // rest matches the fraction digits from position i on; tl (th) says the
 // digits so far equal lo's (hi's). first asks for at least one digit.
-func (f *jsFrac) rest(i int, tl, th, first bool) *syntax.Regexp {
+func (f *frac) rest(i int, tl, th, first bool) *syntax.Regexp {
 	minDigits := 0
 	if first {
 		minDigits = 1
@@ -216,20 +218,20 @@ func (f *jsFrac) rest(i int, tl, th, first bool) *syntax.Regexp {
 	if th && i >= len(f.hi) {
 		// Only zeros keep the value at most hi; equality needs hiIncl.
 		if !f.hiIncl || tl {
-			return jsReNone
+			return reNone
 		}
-		return jsReRepeat(jsReLit("0"), minDigits, -1)
+		return reRepeat(reLit("0"), minDigits, -1)
 	}
 	if !tl && !th {
-		return jsReDigits(minDigits, -1)
+		return reDigits(minDigits, -1)
 	}
 	if tl && !th && i >= len(f.lo) {
 		// Equal to lo so far, lo exclusive: a non-zero digit must follow.
-		return jsReCat(jsReRepeat(jsReLit("0"), 0, -1), jsReClass('1', '9'), jsReDigits(0, -1))
+		return reCat(reRepeat(reLit("0"), 0, -1), reClass('1', '9'), reDigits(0, -1))
 	}
 	var alts []*syntax.Regexp
 	if !first && f.endOK(i, tl, th) {
-		alts = append(alts, jsReLit(""))
+		alts = append(alts, reLit(""))
 	}
 	var l, h byte = '0', '9'
 	if tl && i < len(f.lo) {
@@ -248,68 +250,68 @@ func (f *jsFrac) rest(i int, tl, th, first bool) *syntax.Regexp {
 		freeHi = h - 1
 	}
 	if freeLo <= freeHi {
-		alts = append(alts, jsReCat(jsReClass(freeLo, freeHi), jsReDigits(0, -1)))
+		alts = append(alts, reCat(reClass(freeLo, freeHi), reDigits(0, -1)))
 	}
 	switch {
 	case tl && th && l == h:
-		alts = append(alts, jsReCat(jsReLit(string(l)), f.rest(i+1, true, true, false)))
+		alts = append(alts, reCat(reLit(string(l)), f.rest(i+1, true, true, false)))
 	case tl && th && l > h:
 	default:
 		if tl {
-			alts = append(alts, jsReCat(jsReLit(string(l)), f.rest(i+1, true, false, false)))
+			alts = append(alts, reCat(reLit(string(l)), f.rest(i+1, true, false, false)))
 		}
 		if th {
-			alts = append(alts, jsReCat(jsReLit(string(h)), f.rest(i+1, false, true, false)))
+			alts = append(alts, reCat(reLit(string(h)), f.rest(i+1, false, true, false)))
 		}
 	}
-	return jsReAlt(alts...)
+	return reAlt(alts...)
 }
 
-// jsMagnitude matches non-negative decimals (or integers when intOnly) in
+// magnitude matches non-negative decimals (or integers when intOnly) in
 // the interval from a to b (b == nil: unbounded), no exponent.
-func jsMagnitude(a *big.Rat, aEx bool, b *big.Rat, bEx bool, intOnly bool) (*syntax.Regexp, bool) {
+func magnitude(a *big.Rat, aEx bool, b *big.Rat, bEx bool, intOnly bool) (*syntax.Regexp, bool) {
 	if b != nil && (a.Cmp(b) > 0 || a.Cmp(b) == 0 && (aEx || bEx)) {
-		return jsReNone, true
+		return reNone, true
 	}
 	if intOnly {
-		lo := jsCeil(a)
+		lo := ceil(a)
 		if aEx && a.IsInt() {
 			lo.Add(lo, big.NewInt(1))
 		}
 		var hi *big.Int
 		if b != nil {
-			hi = jsFloor(b)
+			hi = floor(b)
 			if bEx && b.IsInt() {
 				hi.Sub(hi, big.NewInt(1))
 			}
 		}
-		return jsUintRange(lo, hi), true
+		return uintRange(lo, hi), true
 	}
-	A, fa, ok1 := jsSplitDecimal(a)
+	A, fa, ok1 := splitDecimal(a)
 	if !ok1 {
 		return nil, false
 	}
 	if b == nil {
-		return jsReAlt(
-			jsReCat(jsReLit(A.String()), jsFraction(fa, true, !aEx, "", false, false)),
-			jsReCat(jsUintRange(new(big.Int).Add(A, big.NewInt(1)), nil), jsFraction("", false, false, "", false, false)),
+		return reAlt(
+			reCat(reLit(A.String()), fraction(fa, true, !aEx, "", false, false)),
+			reCat(uintRange(new(big.Int).Add(A, big.NewInt(1)), nil), fraction("", false, false, "", false, false)),
 		), true
 	}
-	B, fb, ok2 := jsSplitDecimal(b)
+	B, fb, ok2 := splitDecimal(b)
 	if !ok2 {
 		return nil, false
 	}
 	if A.Cmp(B) == 0 {
-		return jsReCat(jsReLit(A.String()), jsFraction(fa, true, !aEx, fb, true, !bEx)), true
+		return reCat(reLit(A.String()), fraction(fa, true, !aEx, fb, true, !bEx)), true
 	}
-	return jsReAlt(
-		jsReCat(jsReLit(A.String()), jsFraction(fa, true, !aEx, "", false, false)),
-		jsReCat(jsUintRange(new(big.Int).Add(A, big.NewInt(1)), new(big.Int).Sub(B, big.NewInt(1))), jsFraction("", false, false, "", false, false)),
-		jsReCat(jsReLit(B.String()), jsFraction("", false, false, fb, true, !bEx)),
+	return reAlt(
+		reCat(reLit(A.String()), fraction(fa, true, !aEx, "", false, false)),
+		reCat(uintRange(new(big.Int).Add(A, big.NewInt(1)), new(big.Int).Sub(B, big.NewInt(1))), fraction("", false, false, "", false, false)),
+		reCat(reLit(B.String()), fraction("", false, false, fb, true, !bEx)),
 	), true
 }
 
-func jsFloor(r *big.Rat) *big.Int {
+func floor(r *big.Rat) *big.Int {
 	q, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
 	if m.Sign() < 0 {
 		q.Sub(q, big.NewInt(1))
@@ -317,18 +319,18 @@ func jsFloor(r *big.Rat) *big.Int {
 	return q
 }
 
-func jsCeil(r *big.Rat) *big.Int {
-	f := jsFloor(r)
+func ceil(r *big.Rat) *big.Int {
+	f := floor(r)
 	if !r.IsInt() {
 		f.Add(f, big.NewInt(1))
 	}
 	return f
 }
 
-// jsNumberRange matches the JSON numbers (integers when intOnly) in the
+// numberRange matches the JSON numbers (integers when intOnly) in the
 // interval lo..hi (nil: unbounded), without exponent. ok is false when a
 // bound is not a finite decimal.
-func jsNumberRange(lo *big.Rat, loEx bool, hi *big.Rat, hiEx bool, intOnly bool) (*syntax.Regexp, bool) {
+func numberRange(lo *big.Rat, loEx bool, hi *big.Rat, hiEx bool, intOnly bool) (*syntax.Regexp, bool) {
 	zero := new(big.Rat)
 	var alts []*syntax.Regexp
 	// Non-negative values.
@@ -337,7 +339,7 @@ func jsNumberRange(lo *big.Rat, loEx bool, hi *big.Rat, hiEx bool, intOnly bool)
 		if lo != nil && lo.Sign() >= 0 {
 			a, aEx = lo, loEx
 		}
-		m, ok := jsMagnitude(a, aEx, hi, hiEx, intOnly)
+		m, ok := magnitude(a, aEx, hi, hiEx, intOnly)
 		if !ok {
 			return nil, false
 		}
@@ -354,27 +356,27 @@ func jsNumberRange(lo *big.Rat, loEx bool, hi *big.Rat, hiEx bool, intOnly bool)
 		if lo != nil {
 			b, bEx = new(big.Rat).Neg(lo), loEx
 		}
-		m, ok := jsMagnitude(a, aEx, b, bEx, intOnly)
+		m, ok := magnitude(a, aEx, b, bEx, intOnly)
 		if !ok {
 			return nil, false
 		}
-		alts = append(alts, jsReCat(jsReLit("-"), m))
+		alts = append(alts, reCat(reLit("-"), m))
 	}
-	return jsReAlt(alts...), true
+	return reAlt(alts...), true
 }
 
-// jsFractionNonZero matches a fraction with a non-zero digit.
-func jsFractionNonZero() *syntax.Regexp {
-	return jsReCat(jsReLit("."), jsReDigits(0, -1), jsReClass('1', '9'), jsReDigits(0, -1))
+// fractionNonZero matches a fraction with a non-zero digit.
+func fractionNonZero() *syntax.Regexp {
+	return reCat(reLit("."), reDigits(0, -1), reClass('1', '9'), reDigits(0, -1))
 }
 
-// jsIntegerExpr matches any JSON integer.
-func jsIntegerExpr() *Expr {
-	return Cat(Rep(Lit("-"), 0, 1), Or(Lit("0"), Cat(Chars(false, RuneRange{'1', '9'}), Rep(Chars(false, RuneRange{'0', '9'}), 0, -1))))
+// integerExpr matches any JSON integer.
+func integerExpr() *grammar.Expr {
+	return grammar.Cat(grammar.Rep(grammar.Lit("-"), 0, 1), grammar.Or(grammar.Lit("0"), grammar.Cat(grammar.Chars(false, grammar.RuneRange{Lo: '1', Hi: '9'}), grammar.Rep(grammar.Chars(false, grammar.RuneRange{Lo: '0', Hi: '9'}), 0, -1))))
 }
 
 // compileNumber compiles the number (and integer) type of a branch.
-func (c *schemaCompiler) compileNumber(s *jsSchema) (*Expr, error) {
+func (c *compiler) compileNumber(s *schema) (*grammar.Expr, error) {
 	intOnly := s.types&jtFrac == 0
 	mult, err := c.multiple(s)
 	if err != nil {
@@ -396,7 +398,7 @@ func (c *schemaCompiler) compileNumber(s *jsSchema) (*Expr, error) {
 	}
 	ivs := []interval{{s.lo, s.hi, s.loEx, s.hiEx}}
 	for _, v := range s.notVals {
-		if v.kind != jsNumber {
+		if v.kind != kindNumber {
 			continue
 		}
 		x := v.num()
@@ -413,37 +415,37 @@ func (c *schemaCompiler) compileNumber(s *jsSchema) (*Expr, error) {
 	if len(ivs) == 1 && ivs[0].lo == nil && ivs[0].hi == nil && mult == nil && len(s.notMults) == 0 {
 		switch {
 		case intOnly:
-			return jsIntegerExpr(), nil
+			return integerExpr(), nil
 		case fracOnly:
-			return c.regexToExpr(jsReCat(jsReRepeat(jsReLit("-"), 0, 1), jsUintRange(new(big.Int), nil), jsFractionNonZero()))
+			return c.regexToExpr(reCat(reRepeat(reLit("-"), 0, 1), uintRange(new(big.Int), nil), fractionNonZero()))
 		}
-		return jsNumberExpr(), nil
+		return numberExpr(), nil
 	}
 	var alts []*syntax.Regexp
 	for _, iv := range ivs {
-		re, ok := jsNumberRange(iv.lo, iv.loEx, iv.hi, iv.hiEx, intOnly)
+		re, ok := numberRange(iv.lo, iv.loEx, iv.hi, iv.hiEx, intOnly)
 		if !ok {
 			if err := c.unsupported(s.ptr, "minimum", "bounds that are not finite decimals cannot be enforced"); err != nil {
 				return nil, err
 			}
-			return jsNumberExpr(), nil
+			return numberExpr(), nil
 		}
 		alts = append(alts, re)
 	}
-	re := jsReAlt(alts...)
+	re := reAlt(alts...)
 	if mult == nil && len(s.notMults) == 0 && !fracOnly {
 		return c.regexToExpr(re)
 	}
-	d, err := jsRegexDFA(re)
+	d, err := regexDFA(re)
 	if err == nil && fracOnly {
-		var fd *jsRDFA
-		if fd, err = jsRegexDFA(jsReCat(jsReRepeat(jsReLit("-"), 0, 1), jsReDigits(1, -1), jsFractionNonZero())); err == nil {
+		var fd *runeDFA
+		if fd, err = regexDFA(reCat(reRepeat(reLit("-"), 0, 1), reDigits(1, -1), fractionNonZero())); err == nil {
 			d, err = d.intersect(fd)
 		}
 	}
 	if err == nil && mult != nil {
-		var md *jsRDFA
-		if md, err = jsMultipleDFA(mult); err == nil {
+		var md *runeDFA
+		if md, err = multipleDFA(mult); err == nil {
 			d, err = d.intersect(md)
 		}
 	}
@@ -451,14 +453,14 @@ func (c *schemaCompiler) compileNumber(s *jsSchema) (*Expr, error) {
 		if err != nil {
 			break
 		}
-		var md *jsRDFA
-		if md, err = jsMultipleDFA(m); err == nil {
+		var md *runeDFA
+		if md, err = multipleDFA(m); err == nil {
 			d, err = d.intersect(md.complement())
 		}
 	}
 	if err != nil {
-		if errors.Is(err, errJSAutomatonSize) {
-			return nil, c.unsupported(s.multPtr, "multipleOf", "multipleOf needs more than %d automaton states", jsMaxDFAStates)
+		if errors.Is(err, errAutomatonSize) {
+			return nil, c.unsupported(s.multPtr, "multipleOf", "multipleOf needs more than %d automaton states", maxDFAStates)
 		}
 		return nil, err
 	}
@@ -467,7 +469,7 @@ func (c *schemaCompiler) compileNumber(s *jsSchema) (*Expr, error) {
 
 // multiple returns the combined multipleOf of s (the least common multiple
 // of its values), or nil.
-func (c *schemaCompiler) multiple(s *jsSchema) (*big.Rat, error) {
+func (c *compiler) multiple(s *schema) (*big.Rat, error) {
 	if len(s.mults) == 0 {
 		return nil, nil
 	}
@@ -486,14 +488,14 @@ func (c *schemaCompiler) multiple(s *jsSchema) (*big.Rat, error) {
 	return m, nil
 }
 
-// jsMultipleDFA accepts signed decimal digit strings (optional '-', digits,
+// multipleDFA accepts signed decimal digit strings (optional '-', digits,
 // optional '.' and digits) whose value is a multiple of m, a finite decimal
 // P / 10^t: at most t significant fraction digits, and the digits read as
 // an integer scaled by 10^t divisible by P.
-func jsMultipleDFA(m *big.Rat) (*jsRDFA, error) {
-	ip, frac, ok := jsSplitDecimal(m)
+func multipleDFA(m *big.Rat) (*runeDFA, error) {
+	ip, frac, ok := splitDecimal(m)
 	if !ok {
-		return nil, errJSAutomatonSize
+		return nil, errAutomatonSize
 	}
 	t := len(frac)
 	P := new(big.Int).Mul(ip, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t)), nil))
@@ -501,15 +503,15 @@ func jsMultipleDFA(m *big.Rat) (*jsRDFA, error) {
 		f, _ := new(big.Int).SetString(frac, 10)
 		P.Add(P, f)
 	}
-	if !P.IsInt64() || P.Int64()*int64(t+2) > jsMaxDFAStates {
-		return nil, errJSAutomatonSize
+	if !P.IsInt64() || P.Int64()*int64(t+2) > maxDFAStates {
+		return nil, errAutomatonSize
 	}
 	p := int(P.Int64())
 	// States: 0 start; 1 after '-'; then (phase, r): phase 0 integer digits,
 	// 1..t fraction digits read, t+1 zeros only (after t fraction digits).
 	id := func(phase, r int) int { return 2 + phase*p + r }
 	n := 2 + (t+2)*p
-	d := &jsRDFA{edges: make([][]jsREdge, n), accept: make([]bool, n)}
+	d := &runeDFA{edges: make([][]runeEdge, n), accept: make([]bool, n)}
 	pow10 := func(k int) int {
 		x := 1
 		for range k {
@@ -519,13 +521,13 @@ func jsMultipleDFA(m *big.Rat) (*jsRDFA, error) {
 	}
 	digit := func(from int, r int, phase int) {
 		for dg := 0; dg <= 9; dg++ {
-			d.edges[from] = append(d.edges[from], jsREdge{rune('0' + dg), rune('0' + dg), id(phase, (r*10+dg)%p)})
+			d.edges[from] = append(d.edges[from], runeEdge{rune('0' + dg), rune('0' + dg), id(phase, (r*10+dg)%p)})
 		}
 	}
 	for _, s := range []int{0, 1} {
 		digit(s, 0, 0)
 	}
-	d.edges[0] = append([]jsREdge{{'-', '-', 1}}, d.edges[0]...)
+	d.edges[0] = append([]runeEdge{{'-', '-', 1}}, d.edges[0]...)
 	for phase := 0; phase <= t+1; phase++ {
 		for r := 0; r < p; r++ {
 			s := id(phase, r)
@@ -533,11 +535,11 @@ func jsMultipleDFA(m *big.Rat) (*jsRDFA, error) {
 			case phase == 0:
 				d.accept[s] = r*pow10(t)%p == 0
 				if t > 0 {
-					d.edges[s] = append(d.edges[s], jsREdge{'.', '.', id(1, r)})
+					d.edges[s] = append(d.edges[s], runeEdge{'.', '.', id(1, r)})
 					// "1." must be followed by a digit; the DFA for the
 					// number syntax checks that, this one only values.
 				} else {
-					d.edges[s] = append(d.edges[s], jsREdge{'.', '.', id(t+1, r)})
+					d.edges[s] = append(d.edges[s], runeEdge{'.', '.', id(t+1, r)})
 				}
 				digit(s, r, 0)
 			case phase <= t:
@@ -550,23 +552,23 @@ func jsMultipleDFA(m *big.Rat) (*jsRDFA, error) {
 						nextPhase = t + 1
 					}
 					for dg := 0; dg <= 9; dg++ {
-						d.edges[s] = append(d.edges[s], jsREdge{rune('0' + dg), rune('0' + dg), id(nextPhase, (r*10+dg)%p)})
+						d.edges[s] = append(d.edges[s], runeEdge{rune('0' + dg), rune('0' + dg), id(nextPhase, (r*10+dg)%p)})
 					}
 				}
 			default:
 				d.accept[s] = r == 0
-				d.edges[s] = append(d.edges[s], jsREdge{'0', '0', s})
+				d.edges[s] = append(d.edges[s], runeEdge{'0', '0', s})
 			}
 		}
 	}
 	for i := range d.edges {
-		d.edges[i] = jsSortEdges(d.edges[i])
+		d.edges[i] = sortEdges(d.edges[i])
 	}
 	return d.minimize(), nil
 }
 
-func jsSortEdges(es []jsREdge) []jsREdge {
-	out := append([]jsREdge(nil), es...)
+func sortEdges(es []runeEdge) []runeEdge {
+	out := append([]runeEdge(nil), es...)
 	for i := 1; i < len(out); i++ {
 		for j := i; j > 0 && out[j].lo < out[j-1].lo; j-- {
 			out[j], out[j-1] = out[j-1], out[j]
@@ -575,56 +577,56 @@ func jsSortEdges(es []jsREdge) []jsREdge {
 	return out
 }
 
-// jsInlineDFAExpr is the largest expression dfaRules writes in place of one
+// inlineDFAExpr is the largest expression dfaRules writes in place of one
 // rule per state.
-const jsInlineDFAExpr = 200
+const inlineDFAExpr = 200
 
 // dfaRules emits an automaton as one rule per state (a right-linear
 // grammar): the fallback for automata that have no small regex, such as
 // remainders. It returns the expression calling the start state.
-func (c *schemaCompiler) dfaRules(d *jsRDFA, name string) (*Expr, error) {
+func (c *compiler) dfaRules(d *runeDFA, name string) (*grammar.Expr, error) {
 	if d.isEmpty() {
 		return nil, nil
 	}
 	before := c.exprSize
-	e, err := c.dfaExprWithin(d, jsInlineDFAExpr, 256*jsInlineDFAExpr)
-	if err == nil && jsExprSize(e) <= jsInlineDFAExpr {
+	e, err := c.dfaExprWithin(d, inlineDFAExpr, 256*inlineDFAExpr)
+	if err == nil && exprSize(e) <= inlineDFAExpr {
 		return e, nil
 	}
-	if err != nil && !errors.Is(err, errJSAutomatonSize) {
+	if err != nil && !errors.Is(err, errAutomatonSize) {
 		return nil, err
 	}
 	c.exprSize = before
 	base := len(c.rules)
 	for range d.edges {
-		if _, err := c.newRule(name, Eps()); err != nil {
+		if _, err := c.newRule(name, grammar.Eps()); err != nil {
 			return nil, err
 		}
 	}
 	for s, es := range d.edges {
-		byTarget := map[int][]RuneRange{}
+		byTarget := map[int][]grammar.RuneRange{}
 		var targets []int
 		for _, e := range es {
 			if _, ok := byTarget[e.to]; !ok {
 				targets = append(targets, e.to)
 			}
-			byTarget[e.to] = append(byTarget[e.to], RuneRange{e.lo, e.hi})
+			byTarget[e.to] = append(byTarget[e.to], grammar.RuneRange{Lo: e.lo, Hi: e.hi})
 		}
-		var alts []*Expr
+		var alts []*grammar.Expr
 		if d.accept[s] {
-			alts = append(alts, Eps())
+			alts = append(alts, grammar.Eps())
 		}
 		for _, t := range targets {
-			alts = append(alts, c.cat(c.charSet(NormalizeRanges(byTarget[t])), Call(base+t)))
+			alts = append(alts, c.cat(c.charSet(grammar.NormalizeRanges(byTarget[t])), grammar.Call(base+t)))
 		}
 		if err := c.count(len(alts) + 1); err != nil {
 			return nil, err
 		}
 		if len(alts) == 0 {
-			c.rules[base+s].Body = &Expr{Kind: Alt}
+			c.rules[base+s].Body = &grammar.Expr{Kind: grammar.Alt}
 			continue
 		}
-		c.rules[base+s].Body = Or(alts...)
+		c.rules[base+s].Body = grammar.Or(alts...)
 	}
-	return Call(base), nil
+	return grammar.Call(base), nil
 }

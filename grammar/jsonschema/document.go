@@ -1,4 +1,4 @@
-package grammar
+package jsonschema
 
 import (
 	"encoding/binary"
@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/reinlm/rein/grammar"
 )
 
 // This file holds the schema document model: a JSON tree that keeps object
@@ -21,26 +23,26 @@ import (
 // annotations; and the resolution of $ref through $id, $anchor, JSON pointers
 // and remote documents.
 
-type jsKind uint8
+type kind uint8
 
 const (
-	jsNull jsKind = iota
-	jsBool
-	jsNumber
-	jsString
-	jsArray
-	jsObject
+	kindNull kind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindArray
+	kindObject
 )
 
-// jsNode is one JSON value of a schema document.
-type jsNode struct {
-	kind  jsKind
-	b     bool      // jsBool
-	str   string    // jsString: the decoded string; jsNumber: the raw text
-	elems []*jsNode // jsArray
-	keys  []string  // jsObject, in document order
-	vals  []*jsNode
-	index map[string]int // jsObject with many keys: key -> position
+// node is one JSON value of a schema document.
+type node struct {
+	kind  kind
+	b     bool     // kindBool
+	str   string   // kindString: the decoded string; kindNumber: the raw text
+	elems []*node  // kindArray
+	keys  []string // kindObject, in document order
+	vals  []*node
+	index map[string]int // kindObject with many keys: key -> position
 
 	ptr   string // JSON pointer within its document
 	base  string // absolute base URI in effect (after this node's own $id)
@@ -48,13 +50,13 @@ type jsNode struct {
 	key   string // structural identity: hash of the value without annotations, plus base
 	id    int    // creation order, unique within a compilation
 	rat   *big.Rat
-	lone  bool   // jsString: str holds lone surrogates, in WTF-8 (see jsDecodeLone)
-	neg   jsConj // a synthetic schema: the negation of this conjunction
-	negAt jsLoc  // for neg: the keyword (val) and pointer that asked for it
+	lone  bool // kindString: str holds lone surrogates, in WTF-8 (see decodeLone)
+	neg   conj // a synthetic schema: the negation of this conjunction
+	negAt loc  // for neg: the keyword (val) and pointer that asked for it
 }
 
-func (n *jsNode) get(k string) *jsNode {
-	if n == nil || n.kind != jsObject {
+func (n *node) get(k string) *node {
+	if n == nil || n.kind != kindObject {
 		return nil
 	}
 	if n.index != nil {
@@ -72,7 +74,7 @@ func (n *jsNode) get(k string) *jsNode {
 }
 
 // num returns the value of a number node.
-func (n *jsNode) num() *big.Rat {
+func (n *node) num() *big.Rat {
 	if n.rat == nil {
 		r, ok := new(big.Rat).SetString(n.str)
 		if !ok {
@@ -84,10 +86,10 @@ func (n *jsNode) num() *big.Rat {
 }
 
 // isInt reports whether a number node has an integral value.
-func (n *jsNode) isInt() bool { return n.kind == jsNumber && n.num().IsInt() }
+func (n *node) isInt() bool { return n.kind == kindNumber && n.num().IsInt() }
 
-// jsDrafts maps $schema URIs (without fragment or trailing slash) to drafts.
-var jsDrafts = map[string]int{
+// drafts maps $schema URIs (without fragment or trailing slash) to drafts.
+var drafts = map[string]int{
 	"http://json-schema.org/draft-03/schema":       4,
 	"http://json-schema.org/draft-04/schema":       4,
 	"http://json-schema.org/draft-06/schema":       6,
@@ -96,25 +98,25 @@ var jsDrafts = map[string]int{
 	"https://json-schema.org/draft/2020-12/schema": 2020,
 }
 
-func jsDraftOf(uri string) (int, bool) {
+func draftOf(uri string) (int, bool) {
 	u := strings.TrimRight(strings.SplitN(uri, "#", 2)[0], "/")
 	u = strings.Replace(u, "https://json-schema.org/draft-0", "http://json-schema.org/draft-0", 1)
-	d, ok := jsDrafts[u]
+	d, ok := drafts[u]
 	return d, ok
 }
 
-// jsDoc is a parsed schema document and what it registers.
-type jsDoc struct {
-	root *jsNode
+// doc is a parsed schema document and what it registers.
+type doc struct {
+	root *node
 	uri  string
 }
 
 // schemaIndex holds every document of a compilation and its resources.
 type schemaIndex struct {
-	c         *schemaCompiler
-	docs      map[string]*jsDoc  // document URI -> document
-	resources map[string]*jsNode // absolute URI without fragment -> resource root
-	anchors   map[string]*jsNode // absolute URI + "#" + anchor -> node
+	c         *compiler
+	docs      map[string]*doc  // document URI -> document
+	resources map[string]*node // absolute URI without fragment -> resource root
+	anchors   map[string]*node // absolute URI + "#" + anchor -> node
 	nodes     int
 	lone      bool // some string of the documents holds a lone surrogate
 	// dynamic counts the $dynamicAnchor of each name, recursive the
@@ -157,34 +159,34 @@ func (ix *schemaIndex) unique(name, ptr string) {
 	}
 }
 
-// jsDefaultBase is the base URI of a root schema without $id.
-const jsDefaultBase = "urn:rein:schema"
+// defaultBase is the base URI of a root schema without $id.
+const defaultBase = "urn:rein:schema"
 
-// jsAnnotations are keywords that never constrain an instance.
-var jsAnnotations = map[string]bool{
+// annotations are keywords that never constrain an instance.
+var annotations = map[string]bool{
 	"title": true, "description": true, "default": true, "examples": true, "example": true,
 	"$comment": true, "readOnly": true, "writeOnly": true, "deprecated": true,
 	"$schema": true, "contentMediaType": true, "contentEncoding": true, "contentSchema": true,
 	"markdownDescription": true, "enumDescriptions": true, "markdownEnumDescriptions": true,
 }
 
-// jsSchemaMaps are keywords whose value is an object of schemas; jsSchemaLists
-// arrays of schemas; jsSchemaOne a single schema.
+// schemaMaps are keywords whose value is an object of schemas; schemaLists
+// arrays of schemas; schemaOne a single schema.
 var (
-	jsSchemaMaps  = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true, "dependencies": true}
-	jsSchemaLists = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true, "items": true}
-	jsSchemaOne   = map[string]bool{"additionalProperties": true, "additionalItems": true, "items": true, "contains": true, "not": true, "if": true, "then": true, "else": true, "propertyNames": true, "unevaluatedProperties": true, "unevaluatedItems": true, "contentSchema": true}
+	schemaMaps  = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true, "dependencies": true}
+	schemaLists = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true, "items": true}
+	schemaOne   = map[string]bool{"additionalProperties": true, "additionalItems": true, "items": true, "contains": true, "not": true, "if": true, "then": true, "else": true, "propertyNames": true, "unevaluatedProperties": true, "unevaluatedItems": true, "contentSchema": true}
 )
 
 // parse reads data as a document with URI uri and registers its resources.
-func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*jsDoc, error) {
+func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*doc, error) {
 	if err := ix.scan(data, ptr); err != nil {
 		return nil, err
 	}
 	if !gjson.ValidBytes(data) {
 		return nil, ix.c.errorf(ptr, "", nil, "schema is not valid JSON")
 	}
-	doc := &jsDoc{uri: uri}
+	doc := &doc{uri: uri}
 	var err error
 	doc.root, err = ix.build(gjson.ParseBytes(data), "", 0)
 	if err != nil {
@@ -192,8 +194,8 @@ func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*jsDoc, error
 	}
 	ix.docs[uri] = doc
 	draft := ix.c.opts.DefaultDraft
-	if s := doc.root.get("$schema"); s != nil && s.kind == jsString {
-		if d, ok := jsDraftOf(s.str); ok {
+	if s := doc.root.get("$schema"); s != nil && s.kind == kindString {
+		if d, ok := draftOf(s.str); ok {
 			draft = d
 		}
 	}
@@ -207,52 +209,52 @@ func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*jsDoc, error
 	return doc, nil
 }
 
-// build converts a gjson value into a jsNode tree.
-func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*jsNode, error) {
-	if depth > ix.c.opts.MaxDepth {
-		return nil, ix.c.limitf(ptr, "", "schema document is nested deeper than %d levels", ix.c.opts.MaxDepth)
+// build converts a gjson value into a node tree.
+func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*node, error) {
+	if depth > ix.c.opts.Limits.SchemaDepth {
+		return nil, ix.c.limitf(ptr, "", "schema document is nested deeper than Limits.SchemaDepth (%d)", ix.c.opts.Limits.SchemaDepth)
 	}
 	ix.nodes++
-	if ix.nodes > ix.c.opts.MaxNodes {
-		return nil, ix.c.limitf(ptr, "", "schema has more than %d JSON values", ix.c.opts.MaxNodes)
+	if ix.nodes > ix.c.opts.Limits.SchemaNodes {
+		return nil, ix.c.limitf(ptr, "", "schema has more JSON values than Limits.SchemaNodes (%d)", ix.c.opts.Limits.SchemaNodes)
 	}
-	n := &jsNode{ptr: ptr, id: ix.nodes}
+	n := &node{ptr: ptr, id: ix.nodes}
 	var err error
 	switch r.Type {
 	case gjson.Null:
-		n.kind = jsNull
+		n.kind = kindNull
 	case gjson.False:
-		n.kind = jsBool
+		n.kind = kindBool
 	case gjson.True:
-		n.kind, n.b = jsBool, true
+		n.kind, n.b = kindBool, true
 	case gjson.Number:
-		n.kind, n.str = jsNumber, r.Raw
-		if !jsSaneExponent(r.Raw) {
-			return nil, ix.c.limitf(ptr, "", "the number %.40s has an exponent beyond ±%d", r.Raw, jsMaxExponent)
+		n.kind, n.str = kindNumber, r.Raw
+		if !saneExponent(r.Raw) {
+			return nil, ix.c.limitf(ptr, "", "the number %.40s has an exponent beyond ±%d", r.Raw, maxExponent)
 		}
 	case gjson.String:
-		n.kind, n.str = jsString, r.Str
+		n.kind, n.str = kindString, r.Str
 		if ix.lone {
-			if _, ok := jsLoneSurrogate([]byte(r.Raw)); ok {
-				n.str, n.lone = jsDecodeLone(r.Raw), true
+			if _, ok := loneSurrogate([]byte(r.Raw)); ok {
+				n.str, n.lone = decodeLone(r.Raw), true
 			}
 		}
 	case gjson.JSON:
 		if r.IsArray() {
-			n.kind = jsArray
+			n.kind = kindArray
 			i := 0
 			r.ForEach(func(_, v gjson.Result) bool {
-				var e *jsNode
+				var e *node
 				e, err = ix.build(v, ptr+"/"+strconv.Itoa(i), depth+1)
 				n.elems = append(n.elems, e)
 				i++
 				return err == nil
 			})
 		} else {
-			n.kind = jsObject
+			n.kind = kindObject
 			r.ForEach(func(k, v gjson.Result) bool {
-				var e *jsNode
-				e, err = ix.build(v, ptr+"/"+jsEscapePointer(k.Str), depth+1)
+				var e *node
+				e, err = ix.build(v, ptr+"/"+escapePointer(k.Str), depth+1)
 				n.keys = append(n.keys, k.Str)
 				n.vals = append(n.vals, e)
 				return err == nil
@@ -268,20 +270,20 @@ func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*jsNode, er
 	return n, err
 }
 
-// jsMaxExponent bounds the decimal exponent of numbers in schemas, so that
+// maxExponent bounds the decimal exponent of numbers in schemas, so that
 // exact arithmetic on them stays cheap.
-const jsMaxExponent = 1000
+const maxExponent = 1000
 
-func jsSaneExponent(raw string) bool {
+func saneExponent(raw string) bool {
 	i := strings.IndexAny(raw, "eE")
 	if i < 0 {
-		return len(raw) <= jsMaxExponent
+		return len(raw) <= maxExponent
 	}
 	e, err := strconv.Atoi(strings.TrimPrefix(raw[i+1:], "+"))
-	return err == nil && e >= -jsMaxExponent && e <= jsMaxExponent && i <= jsMaxExponent
+	return err == nil && e >= -maxExponent && e <= maxExponent && i <= maxExponent
 }
 
-func jsEscapePointer(s string) string {
+func escapePointer(s string) string {
 	if !strings.ContainsAny(s, "~/") {
 		return s
 	}
@@ -292,20 +294,20 @@ func jsEscapePointer(s string) string {
 // recording resources ($id) and anchors ($anchor, $dynamicAnchor, and
 // fragment-only ids of older drafts). schema says whether n is in a schema
 // position; nodes elsewhere inherit their parent's base.
-func (ix *schemaIndex) register(n *jsNode, base string, draft int, schema bool) {
+func (ix *schemaIndex) register(n *node, base string, draft int, schema bool) {
 	n.base, n.draft = base, draft
-	if n.kind == jsArray {
+	if n.kind == kindArray {
 		for _, e := range n.elems {
 			ix.register(e, base, draft, false)
 		}
 		return
 	}
-	if n.kind != jsObject {
+	if n.kind != kindObject {
 		return
 	}
 	if schema {
-		if s := n.get("$schema"); s != nil && s.kind == jsString {
-			if d, ok := jsDraftOf(s.str); ok {
+		if s := n.get("$schema"); s != nil && s.kind == kindString {
+			if d, ok := draftOf(s.str); ok {
 				draft = d
 			}
 		}
@@ -315,9 +317,9 @@ func (ix *schemaIndex) register(n *jsNode, base string, draft int, schema bool) 
 		}
 		// Before draft 2019-09, $ref made its siblings (including $id) ignored.
 		refOnly := draft <= 7 && n.get("$ref") != nil
-		if id := n.get(idKey); id != nil && id.kind == jsString && !refOnly {
-			if u, err := jsResolveURI(base, id.str); err == nil {
-				noFrag, frag := jsSplitFragment(u)
+		if id := n.get(idKey); id != nil && id.kind == kindString && !refOnly {
+			if u, err := resolveURI(base, id.str); err == nil {
+				noFrag, frag := splitFragment(u)
 				if noFrag != "" && !strings.HasPrefix(id.str, "#") {
 					base = noFrag
 					if _, dup := ix.resources[base]; !dup {
@@ -329,17 +331,17 @@ func (ix *schemaIndex) register(n *jsNode, base string, draft int, schema bool) 
 				}
 			}
 		}
-		if a := n.get("$dynamicAnchor"); a != nil && a.kind == jsString {
+		if a := n.get("$dynamicAnchor"); a != nil && a.kind == kindString {
 			if ix.dynamic == nil {
 				ix.dynamic = map[string]int{}
 			}
 			ix.dynamic[a.str]++
 		}
-		if a := n.get("$recursiveAnchor"); a != nil && a.kind == jsBool && a.b {
+		if a := n.get("$recursiveAnchor"); a != nil && a.kind == kindBool && a.b {
 			ix.recursive++
 		}
 		for _, k := range []string{"$anchor", "$dynamicAnchor"} {
-			if a := n.get(k); a != nil && a.kind == jsString {
+			if a := n.get(k); a != nil && a.kind == kindString {
 				if _, dup := ix.anchors[base+"#"+a.str]; !dup || k == "$anchor" {
 					ix.anchors[base+"#"+a.str] = n
 				}
@@ -352,21 +354,21 @@ func (ix *schemaIndex) register(n *jsNode, base string, draft int, schema bool) 
 		sub := false
 		switch {
 		case !schema:
-		case jsSchemaMaps[k]:
-			if v.kind == jsObject {
+		case schemaMaps[k]:
+			if v.kind == kindObject {
 				v.base, v.draft = base, draft
 				for _, e := range v.vals {
 					ix.register(e, base, draft, true)
 				}
 				continue
 			}
-		case jsSchemaLists[k] && v.kind == jsArray:
+		case schemaLists[k] && v.kind == kindArray:
 			v.base, v.draft = base, draft
 			for _, e := range v.elems {
 				ix.register(e, base, draft, true)
 			}
 			continue
-		case jsSchemaOne[k]:
+		case schemaOne[k]:
 			sub = true
 		}
 		ix.register(v, base, draft, sub)
@@ -376,7 +378,7 @@ func (ix *schemaIndex) register(n *jsNode, base string, draft int, schema bool) 
 // hash computes every node's structural key bottom-up. In schema positions
 // annotation keywords are left out, so that schemas differing only in their
 // descriptions share one rule.
-func (ix *schemaIndex) hash(n *jsNode, schema bool) []byte {
+func (ix *schemaIndex) hash(n *node, schema bool) []byte {
 	h := fnv.New128a()
 	var buf [8]byte
 	put := func(b []byte) {
@@ -386,39 +388,39 @@ func (ix *schemaIndex) hash(n *jsNode, schema bool) []byte {
 	}
 	h.Write([]byte{byte(n.kind)})
 	switch n.kind {
-	case jsBool:
+	case kindBool:
 		if n.b {
 			h.Write([]byte{1})
 		}
-	case jsNumber:
+	case kindNumber:
 		put([]byte(n.num().RatString()))
-	case jsString:
+	case kindString:
 		put([]byte(n.str))
-	case jsArray:
+	case kindArray:
 		for _, e := range n.elems {
 			put(ix.hash(e, false))
 		}
-	case jsObject:
+	case kindObject:
 		for i, k := range n.keys {
 			v := n.vals[i]
-			if schema && (jsAnnotations[k] || strings.HasPrefix(k, "x-")) {
+			if schema && (annotations[k] || strings.HasPrefix(k, "x-")) {
 				continue
 			}
 			put([]byte(k))
 			switch {
-			case schema && jsSchemaMaps[k] && v.kind == jsObject:
+			case schema && schemaMaps[k] && v.kind == kindObject:
 				for j, kk := range v.keys {
 					put([]byte(kk))
 					put(ix.hash(v.vals[j], true))
 				}
 				v.key = n.base + "#" + v.ptr // maps are not schemas; never compiled alone
-			case schema && jsSchemaLists[k] && v.kind == jsArray:
+			case schema && schemaLists[k] && v.kind == kindArray:
 				for _, e := range v.elems {
 					put(ix.hash(e, true))
 				}
 				v.key = n.base + "#" + v.ptr
 			default:
-				put(ix.hash(v, schema && jsSchemaOne[k]))
+				put(ix.hash(v, schema && schemaOne[k]))
 			}
 		}
 	}
@@ -427,7 +429,7 @@ func (ix *schemaIndex) hash(n *jsNode, schema bool) []byte {
 	return sum
 }
 
-func jsResolveURI(base, ref string) (string, error) {
+func resolveURI(base, ref string) (string, error) {
 	b, err := url.Parse(base)
 	if err != nil {
 		return "", err
@@ -446,7 +448,7 @@ func jsResolveURI(base, ref string) (string, error) {
 	return b.ResolveReference(r).String(), nil
 }
 
-func jsSplitFragment(u string) (string, string) {
+func splitFragment(u string) (string, string) {
 	i := strings.IndexByte(u, '#')
 	if i < 0 {
 		return u, ""
@@ -468,16 +470,16 @@ func jsSplitFragment(u string) (string, string) {
 // $recursiveRef lands on target when target has no "$recursiveAnchor": true
 // or is the only one. "The only one" counts the documents read so far;
 // checkUnique looks again once every document is read.
-func (ix *schemaIndex) staticRef(ptr, ref, kw string, target *jsNode) (*jsNode, bool) {
+func (ix *schemaIndex) staticRef(ptr, ref, kw string, target *node) (*node, bool) {
 	switch kw {
 	case "$dynamicRef":
-		_, frag := jsSplitFragment(ref)
+		_, frag := splitFragment(ref)
 		a := target.get("$dynamicAnchor")
-		if frag == "" || strings.HasPrefix(frag, "/") || a == nil || a.kind != jsString || a.str != frag {
+		if frag == "" || strings.HasPrefix(frag, "/") || a == nil || a.kind != kindString || a.str != frag {
 			return target, true
 		}
 		if n, ok := ix.anchors[ix.rootBase+"#"+frag]; ok {
-			if d := n.get("$dynamicAnchor"); d != nil && d.kind == jsString && d.str == frag {
+			if d := n.get("$dynamicAnchor"); d != nil && d.kind == kindString && d.str == frag {
 				return n, true
 			}
 		}
@@ -485,7 +487,7 @@ func (ix *schemaIndex) staticRef(ptr, ref, kw string, target *jsNode) (*jsNode, 
 		return target, ix.dynamic[frag] <= 1
 	case "$recursiveRef":
 		a := target.get("$recursiveAnchor")
-		if a == nil || a.kind != jsBool || !a.b {
+		if a == nil || a.kind != kindBool || !a.b {
 			return target, true
 		}
 		ix.unique("", ptr)
@@ -495,12 +497,12 @@ func (ix *schemaIndex) staticRef(ptr, ref, kw string, target *jsNode) (*jsNode, 
 }
 
 // resolve returns the schema node a $ref (or $dynamicRef) at node from points to.
-func (ix *schemaIndex) resolve(from *jsNode, ref string, kw string) (*jsNode, error) {
-	u, err := jsResolveURI(from.base, ref)
+func (ix *schemaIndex) resolve(from *node, ref string, kw string) (*node, error) {
+	u, err := resolveURI(from.base, ref)
 	if err != nil {
 		return nil, ix.c.errorf(from.ptr, kw, nil, "invalid reference %q: %v", ref, err)
 	}
-	uri, frag := jsSplitFragment(u)
+	uri, frag := splitFragment(u)
 	root, ok := ix.resources[uri]
 	if !ok {
 		root, err = ix.load(from, uri, kw)
@@ -521,9 +523,9 @@ func (ix *schemaIndex) resolve(from *jsNode, ref string, kw string) (*jsNode, er
 	for _, tok := range strings.Split(frag[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch n.kind {
-		case jsObject:
+		case kindObject:
 			n = n.get(tok)
-		case jsArray:
+		case kindArray:
 			i, err := strconv.Atoi(tok)
 			if err != nil || i < 0 || i >= len(n.elems) {
 				n = nil
@@ -540,13 +542,13 @@ func (ix *schemaIndex) resolve(from *jsNode, ref string, kw string) (*jsNode, er
 	return n, nil
 }
 
-// load fetches and registers a remote document through SchemaOptions.LoadRef.
-func (ix *schemaIndex) load(from *jsNode, uri, kw string) (*jsNode, error) {
+// load fetches and registers a remote document through Options.LoadRef.
+func (ix *schemaIndex) load(from *node, uri, kw string) (*node, error) {
 	if ix.c.opts.LoadRef == nil {
-		return nil, ix.c.errorf(from.ptr, kw, ErrUnsupported, "reference to %q, which is not part of the schema (set SchemaOptions.LoadRef to load it)", uri)
+		return nil, ix.c.errorf(from.ptr, kw, grammar.ErrUnsupported, "reference to %q, which is not part of the schema (set Options.LoadRef to load it)", uri)
 	}
-	if len(ix.docs) > ix.c.opts.MaxDocuments {
-		return nil, ix.c.limitf(from.ptr, kw, "more than %d remote documents", ix.c.opts.MaxDocuments)
+	if len(ix.docs) > ix.c.opts.Limits.SchemaDocuments {
+		return nil, ix.c.limitf(from.ptr, kw, "more remote documents than Limits.SchemaDocuments (%d)", ix.c.opts.Limits.SchemaDocuments)
 	}
 	data, err := ix.c.opts.LoadRef(ix.c.ctx, uri)
 	if err != nil {
@@ -563,61 +565,61 @@ func (ix *schemaIndex) load(from *jsNode, uri, kw string) (*jsNode, error) {
 	return doc.root, nil
 }
 
-// jsCompact writes v as compact JSON, keys in document order.
-func jsCompact(b *strings.Builder, v *jsNode) {
+// compact writes v as compact JSON, keys in document order.
+func compact(b *strings.Builder, v *node) {
 	switch v.kind {
-	case jsNull:
+	case kindNull:
 		b.WriteString("null")
-	case jsBool:
+	case kindBool:
 		b.WriteString(strconv.FormatBool(v.b))
-	case jsNumber:
+	case kindNumber:
 		b.WriteString(v.str)
-	case jsString:
-		b.WriteString(jsQuote(v.str))
-	case jsArray:
+	case kindString:
+		b.WriteString(quote(v.str))
+	case kindArray:
 		b.WriteByte('[')
 		for i, e := range v.elems {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			jsCompact(b, e)
+			compact(b, e)
 		}
 		b.WriteByte(']')
-	case jsObject:
+	case kindObject:
 		b.WriteByte('{')
 		for i, k := range v.keys {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(jsQuote(k))
+			b.WriteString(quote(k))
 			b.WriteByte(':')
-			jsCompact(b, v.vals[i])
+			compact(b, v.vals[i])
 		}
 		b.WriteByte('}')
 	}
 }
 
-// jsQuote spells s as a JSON string in the canonical form the grammars use:
+// quote spells s as a JSON string in the canonical form the grammars use:
 // characters literally, except '"' and '\\', the two-character escapes
 // \b \f \n \r \t, and \u00XX (lower-case hex) for other control characters.
-func jsQuote(s string) string {
+func quote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
-		if v, ok := jsSurrogateAt(s[i:]); ok {
+		if v, ok := surrogateAt(s[i:]); ok {
 			fmt.Fprintf(&b, `\u%04x`, v)
 			i += 3
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		b.WriteString(jsCanonicalSpelling(r))
+		b.WriteString(canonicalSpelling(r))
 		i += size
 	}
 	b.WriteByte('"')
 	return b.String()
 }
 
-func jsCanonicalSpelling(r rune) string {
+func canonicalSpelling(r rune) string {
 	switch r {
 	case '"':
 		return `\"`
@@ -640,27 +642,27 @@ func jsCanonicalSpelling(r rune) string {
 	return string(r)
 }
 
-// jsEqual reports whether two JSON values are equal as JSON Schema defines it
+// equal reports whether two JSON values are equal as JSON Schema defines it
 // (numbers by value, objects regardless of key order).
-func jsEqual(a, b *jsNode) bool {
+func equal(a, b *node) bool {
 	if a.kind != b.kind {
 		return false
 	}
 	switch a.kind {
-	case jsNull:
+	case kindNull:
 		return true
-	case jsBool:
+	case kindBool:
 		return a.b == b.b
-	case jsNumber:
+	case kindNumber:
 		return a.num().Cmp(b.num()) == 0
-	case jsString:
+	case kindString:
 		return a.str == b.str
-	case jsArray:
+	case kindArray:
 		if len(a.elems) != len(b.elems) {
 			return false
 		}
 		for i := range a.elems {
-			if !jsEqual(a.elems[i], b.elems[i]) {
+			if !equal(a.elems[i], b.elems[i]) {
 				return false
 			}
 		}
@@ -671,7 +673,7 @@ func jsEqual(a, b *jsNode) bool {
 	}
 	for i, k := range a.keys {
 		w := b.get(k)
-		if w == nil || !jsEqual(a.vals[i], w) {
+		if w == nil || !equal(a.vals[i], w) {
 			return false
 		}
 	}

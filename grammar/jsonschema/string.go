@@ -1,4 +1,4 @@
-package grammar
+package jsonschema
 
 import (
 	"errors"
@@ -7,70 +7,72 @@ import (
 	"regexp/syntax"
 	"strings"
 	"sync"
+
+	"github.com/reinlm/rein/grammar"
 )
 
 // JSON string characters. A decoded character can be spelled several ways
 // in JSON text: literally, with a two-character escape, or as \uXXXX (and a
 // surrogate pair above U+FFFF). Unconstrained strings accept all of them
-// (jsAnyChar). Strings whose characters a pattern, format or enum
+// (anyChar). Strings whose characters a pattern, format or enum
 // constrains accept the canonical spelling only (charSet): it keeps those
 // automata small, and exclusions (a key that must not be a declared name)
 // sound.
 
-var jsHex = Chars(false, RuneRange{'0', '9'}, RuneRange{'a', 'f'}, RuneRange{'A', 'F'})
+var hex = grammar.Chars(false, grammar.RuneRange{Lo: '0', Hi: '9'}, grammar.RuneRange{Lo: 'a', Hi: 'f'}, grammar.RuneRange{Lo: 'A', Hi: 'F'})
 
-// jsAnyLiteral is every character a JSON string may hold unescaped.
-var jsAnyLiteral = Chars(true, RuneRange{0, 0x1F}, RuneRange{'"', '"'}, RuneRange{'\\', '\\'})
+// anyLiteral is every character a JSON string may hold unescaped.
+var anyLiteral = grammar.Chars(true, grammar.RuneRange{Lo: 0, Hi: 0x1F}, grammar.RuneRange{Lo: '"', Hi: '"'}, grammar.RuneRange{Lo: '\\', Hi: '\\'})
 
-// jsAnyEscape matches every escape sequence of JSON: the two-character ones
+// anyEscape matches every escape sequence of JSON: the two-character ones
 // and \uXXXX (surrogates only as a high-low pair).
-var jsAnyEscape = sync.OnceValue(func() *Expr {
-	bmp := Or(
-		Cat(Chars(false, RuneRange{'0', '9'}, RuneRange{'a', 'c'}, RuneRange{'A', 'C'}, RuneRange{'e', 'f'}, RuneRange{'E', 'F'}), jsHex, jsHex, jsHex),
-		Cat(Chars(false, RuneRange{'d', 'd'}, RuneRange{'D', 'D'}), Chars(false, RuneRange{'0', '7'}), jsHex, jsHex),
+var anyEscape = sync.OnceValue(func() *grammar.Expr {
+	bmp := grammar.Or(
+		grammar.Cat(grammar.Chars(false, grammar.RuneRange{Lo: '0', Hi: '9'}, grammar.RuneRange{Lo: 'a', Hi: 'c'}, grammar.RuneRange{Lo: 'A', Hi: 'C'}, grammar.RuneRange{Lo: 'e', Hi: 'f'}, grammar.RuneRange{Lo: 'E', Hi: 'F'}), hex, hex, hex),
+		grammar.Cat(grammar.Chars(false, grammar.RuneRange{Lo: 'd', Hi: 'd'}, grammar.RuneRange{Lo: 'D', Hi: 'D'}), grammar.Chars(false, grammar.RuneRange{Lo: '0', Hi: '7'}), hex, hex),
 	)
-	pair := Cat(
-		Chars(false, RuneRange{'d', 'd'}, RuneRange{'D', 'D'}), Chars(false, RuneRange{'8', '9'}, RuneRange{'a', 'b'}, RuneRange{'A', 'B'}), jsHex, jsHex,
-		Lit(`\u`),
-		Chars(false, RuneRange{'d', 'd'}, RuneRange{'D', 'D'}), Chars(false, RuneRange{'c', 'f'}, RuneRange{'C', 'F'}), jsHex, jsHex,
+	pair := grammar.Cat(
+		grammar.Chars(false, grammar.RuneRange{Lo: 'd', Hi: 'd'}, grammar.RuneRange{Lo: 'D', Hi: 'D'}), grammar.Chars(false, grammar.RuneRange{Lo: '8', Hi: '9'}, grammar.RuneRange{Lo: 'a', Hi: 'b'}, grammar.RuneRange{Lo: 'A', Hi: 'B'}), hex, hex,
+		grammar.Lit(`\u`),
+		grammar.Chars(false, grammar.RuneRange{Lo: 'd', Hi: 'd'}, grammar.RuneRange{Lo: 'D', Hi: 'D'}), grammar.Chars(false, grammar.RuneRange{Lo: 'c', Hi: 'f'}, grammar.RuneRange{Lo: 'C', Hi: 'F'}), hex, hex,
 	)
-	return Cat(Lit(`\`), Or(
-		Chars(false, RuneRange{'"', '"'}, RuneRange{'\\', '\\'}, RuneRange{'/', '/'}, RuneRange{'b', 'b'}, RuneRange{'f', 'f'}, RuneRange{'n', 'n'}, RuneRange{'r', 'r'}, RuneRange{'t', 't'}),
-		Cat(Lit("u"), Or(bmp, pair)),
+	return grammar.Cat(grammar.Lit(`\`), grammar.Or(
+		grammar.Chars(false, grammar.RuneRange{Lo: '"', Hi: '"'}, grammar.RuneRange{Lo: '\\', Hi: '\\'}, grammar.RuneRange{Lo: '/', Hi: '/'}, grammar.RuneRange{Lo: 'b', Hi: 'b'}, grammar.RuneRange{Lo: 'f', Hi: 'f'}, grammar.RuneRange{Lo: 'n', Hi: 'n'}, grammar.RuneRange{Lo: 'r', Hi: 'r'}, grammar.RuneRange{Lo: 't', Hi: 't'}),
+		grammar.Cat(grammar.Lit("u"), grammar.Or(bmp, pair)),
 	))
 })
 
-// jsAnyChar matches one character of a JSON string in any valid spelling.
-func jsAnyChar() *Expr { return Or(jsAnyLiteral, jsAnyEscape()) }
+// anyChar matches one character of a JSON string in any valid spelling.
+func anyChar() *grammar.Expr { return grammar.Or(anyLiteral, anyEscape()) }
 
-// anyCharCounted is jsAnyChar for counted repetitions: the escapes are a
+// anyCharCounted is anyChar for counted repetitions: the escapes are a
 // rule of their own, so that every counted position adds one automaton
 // state rather than a dozen.
-func (c *schemaCompiler) anyCharCounted() (*Expr, error) {
+func (c *compiler) anyCharCounted() (*grammar.Expr, error) {
 	r, ok := c.escRules["any"]
 	if !ok {
 		var err error
-		if r, err = c.newRule("any-escape", jsAnyEscape()); err != nil {
+		if r, err = c.newRule("any-escape", anyEscape()); err != nil {
 			return nil, err
 		}
 		c.escRules["any"] = r
 	}
-	return Or(jsAnyLiteral, Call(r)), nil
+	return grammar.Or(anyLiteral, grammar.Call(r)), nil
 }
 
-// jsNumberExpr matches any JSON number.
-func jsNumberExpr() *Expr {
-	digits := Rep(Chars(false, RuneRange{'0', '9'}), 1, -1)
-	return Cat(
-		Rep(Lit("-"), 0, 1),
-		Or(Lit("0"), Cat(Chars(false, RuneRange{'1', '9'}), Rep(Chars(false, RuneRange{'0', '9'}), 0, -1))),
-		Rep(Cat(Lit("."), digits), 0, 1),
-		Rep(Cat(Chars(false, RuneRange{'e', 'e'}, RuneRange{'E', 'E'}), Rep(Chars(false, RuneRange{'+', '+'}, RuneRange{'-', '-'}), 0, 1), digits), 0, 1),
+// numberExpr matches any JSON number.
+func numberExpr() *grammar.Expr {
+	digits := grammar.Rep(grammar.Chars(false, grammar.RuneRange{Lo: '0', Hi: '9'}), 1, -1)
+	return grammar.Cat(
+		grammar.Rep(grammar.Lit("-"), 0, 1),
+		grammar.Or(grammar.Lit("0"), grammar.Cat(grammar.Chars(false, grammar.RuneRange{Lo: '1', Hi: '9'}), grammar.Rep(grammar.Chars(false, grammar.RuneRange{Lo: '0', Hi: '9'}), 0, -1))),
+		grammar.Rep(grammar.Cat(grammar.Lit("."), digits), 0, 1),
+		grammar.Rep(grammar.Cat(grammar.Chars(false, grammar.RuneRange{Lo: 'e', Hi: 'e'}, grammar.RuneRange{Lo: 'E', Hi: 'E'}), grammar.Rep(grammar.Chars(false, grammar.RuneRange{Lo: '+', Hi: '+'}, grammar.RuneRange{Lo: '-', Hi: '-'}), 0, 1), digits), 0, 1),
 	)
 }
 
 // charSet matches one character from rs (normalized) in its canonical spelling.
-func (c *schemaCompiler) charSet(rs []RuneRange) *Expr {
+func (c *compiler) charSet(rs []grammar.RuneRange) *grammar.Expr {
 	var key strings.Builder
 	for _, r := range rs {
 		fmt.Fprintf(&key, "%x-%x,", r.Lo, r.Hi)
@@ -78,8 +80,8 @@ func (c *schemaCompiler) charSet(rs []RuneRange) *Expr {
 	if e, ok := c.charMemo[key.String()]; ok {
 		return e
 	}
-	lit, esc := jsCharSet(rs)
-	var alts []*Expr
+	lit, esc := charSet(rs)
+	var alts []*grammar.Expr
 	if lit != nil {
 		alts = append(alts, lit)
 	}
@@ -92,91 +94,91 @@ func (c *schemaCompiler) charSet(rs []RuneRange) *Expr {
 		}
 		r, ok := c.escRules[ek.String()]
 		if !ok {
-			r = c.addRule("escape", Or(esc...))
+			r = c.addRule("escape", grammar.Or(esc...))
 			c.escRules[ek.String()] = r
 		}
-		alts = append(alts, Call(r))
+		alts = append(alts, grammar.Call(r))
 	} else {
 		alts = append(alts, esc...)
 	}
-	var e *Expr
+	var e *grammar.Expr
 	switch len(alts) {
 	case 0:
 	case 1:
 		e = alts[0]
 	default:
-		e = Or(alts...)
+		e = grammar.Or(alts...)
 	}
 	c.charMemo[key.String()] = e
 	return e
 }
 
-// jsCharSet returns the canonical spellings of the characters of rs: the
+// charSet returns the canonical spellings of the characters of rs: the
 // class of those written literally, and the escape sequences of the others.
-func jsCharSet(rs []RuneRange) (*Expr, []*Expr) {
-	var lit []RuneRange
-	var alts []*Expr
-	var ctl [2][]RuneRange // \u000X and \u001X: the X values
+func charSet(rs []grammar.RuneRange) (*grammar.Expr, []*grammar.Expr) {
+	var lit []grammar.RuneRange
+	var alts []*grammar.Expr
+	var ctl [2][]grammar.RuneRange // \u000X and \u001X: the X values
 	for _, r := range rs {
 		for x := r.Lo; x <= r.Hi && x < 0x20; x++ {
 			switch x {
 			case '\b':
-				alts = append(alts, Lit(`\b`))
+				alts = append(alts, grammar.Lit(`\b`))
 			case '\t':
-				alts = append(alts, Lit(`\t`))
+				alts = append(alts, grammar.Lit(`\t`))
 			case '\n':
-				alts = append(alts, Lit(`\n`))
+				alts = append(alts, grammar.Lit(`\n`))
 			case '\f':
-				alts = append(alts, Lit(`\f`))
+				alts = append(alts, grammar.Lit(`\f`))
 			case '\r':
-				alts = append(alts, Lit(`\r`))
+				alts = append(alts, grammar.Lit(`\r`))
 			default:
-				ctl[x>>4] = append(ctl[x>>4], jsHexDigitRanges(int(x&15))...)
+				ctl[x>>4] = append(ctl[x>>4], hexDigitRanges(int(x&15))...)
 			}
 		}
 		lo := max(r.Lo, 0x20)
 		for _, special := range []rune{'"', '\\'} {
 			if lo <= special && special <= r.Hi {
 				if special == '"' {
-					alts = append(alts, Lit(`\"`))
+					alts = append(alts, grammar.Lit(`\"`))
 				} else {
-					alts = append(alts, Lit(`\\`))
+					alts = append(alts, grammar.Lit(`\\`))
 				}
 			}
 		}
 		if lo <= r.Hi {
-			lit = append(lit, RuneRange{lo, r.Hi})
+			lit = append(lit, grammar.RuneRange{Lo: lo, Hi: r.Hi})
 		}
 	}
 	for i, ds := range ctl {
 		if len(ds) > 0 {
-			alts = append(alts, Cat(Lit(fmt.Sprintf(`\u00%d`, i)), Chars(false, ds...)))
+			alts = append(alts, grammar.Cat(grammar.Lit(fmt.Sprintf(`\u00%d`, i)), grammar.Chars(false, ds...)))
 		}
 	}
-	var class *Expr
+	var class *grammar.Expr
 	if len(lit) > 0 {
-		if inter := jsIntersectRanges(NormalizeRanges(lit), jsAnyLiteral.Ranges); len(inter) > 0 {
-			class = &Expr{Kind: Class, Ranges: inter}
+		if inter := intersectRanges(grammar.NormalizeRanges(lit), anyLiteral.Ranges); len(inter) > 0 {
+			class = &grammar.Expr{Kind: grammar.Class, Ranges: inter}
 		}
 	}
 	return class, alts
 }
 
-func jsHexDigitRanges(v int) []RuneRange {
+func hexDigitRanges(v int) []grammar.RuneRange {
 	if v < 10 {
-		return []RuneRange{{rune('0' + v), rune('0' + v)}}
+		return []grammar.RuneRange{{Lo: rune('0' + v), Hi: rune('0' + v)}}
 	}
-	return []RuneRange{{rune('a' + v - 10), rune('a' + v - 10)}, {rune('A' + v - 10), rune('A' + v - 10)}}
+	return []grammar.RuneRange{{Lo: rune('a' + v - 10), Hi: rune('a' + v - 10)}, {Lo: rune('A' + v - 10), Hi: rune('A' + v - 10)}}
 }
 
-// jsIntersectRanges intersects two normalized range lists.
-func jsIntersectRanges(a, b []RuneRange) []RuneRange {
-	var out []RuneRange
+// intersectRanges intersects two normalized range lists.
+func intersectRanges(a, b []grammar.RuneRange) []grammar.RuneRange {
+	var out []grammar.RuneRange
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		lo, hi := max(a[i].Lo, b[j].Lo), min(a[i].Hi, b[j].Hi)
 		if lo <= hi {
-			out = append(out, RuneRange{lo, hi})
+			out = append(out, grammar.RuneRange{Lo: lo, Hi: hi})
 		}
 		if a[i].Hi < b[j].Hi {
 			i++
@@ -188,76 +190,76 @@ func jsIntersectRanges(a, b []RuneRange) []RuneRange {
 }
 
 // Formats. Each is an RE2 pattern for the whole string.
-var jsFormats = map[string]string{
-	"date":                  jsFormatDate,
-	"time":                  jsFormatTime,
-	"date-time":             jsFormatDate + `[Tt]` + jsFormatTime,
+var formats = map[string]string{
+	"date":                  formatDate,
+	"time":                  formatTime,
+	"date-time":             formatDate + `[Tt]` + formatTime,
 	"duration":              `P(([0-9]+D|[0-9]+M([0-9]+D)?|[0-9]+Y([0-9]+M([0-9]+D)?)?)(T([0-9]+H([0-9]+M([0-9]+S)?)?|[0-9]+M([0-9]+S)?|[0-9]+S))?|T([0-9]+H([0-9]+M([0-9]+S)?)?|[0-9]+M([0-9]+S)?|[0-9]+S)|[0-9]+W)`,
-	"email":                 `[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+)*@` + jsFormatHostname,
+	"email":                 `[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+)*@` + formatHostname,
 	"idn-email":             `[^@\s"]+@[^@\s"]+`,
-	"hostname":              jsFormatHostname,
+	"hostname":              formatHostname,
 	"idn-hostname":          `[\p{L}\p{N}]([\p{L}\p{N}\p{M}-]*[\p{L}\p{N}])?(\.[\p{L}\p{N}]([\p{L}\p{N}\p{M}-]*[\p{L}\p{N}])?)*`,
-	"ipv4":                  jsFormatIPv4,
-	"ipv6":                  jsFormatIPv6,
+	"ipv4":                  formatIPv4,
+	"ipv6":                  formatIPv6,
 	"uuid":                  `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`,
-	"uri":                   `[A-Za-z][A-Za-z0-9+.\-]*:` + jsFormatURIChars + `*`,
-	"uri-reference":         `([A-Za-z][A-Za-z0-9+.\-]*:)?` + jsFormatURIChars + `*`,
-	"iri":                   `[A-Za-z][A-Za-z0-9+.\-]*:` + jsFormatIRIChars + `*`,
-	"iri-reference":         `([A-Za-z][A-Za-z0-9+.\-]*:)?` + jsFormatIRIChars + `*`,
-	"uri-template":          `(` + jsFormatURIChars + `|\{[+#./;?&=,!@|]?[A-Za-z0-9_.%]+(:[1-9][0-9]{0,3}|\*)?(,[A-Za-z0-9_.%]+(:[1-9][0-9]{0,3}|\*)?)*\})*`,
+	"uri":                   `[A-Za-z][A-Za-z0-9+.\-]*:` + formatURIChars + `*`,
+	"uri-reference":         `([A-Za-z][A-Za-z0-9+.\-]*:)?` + formatURIChars + `*`,
+	"iri":                   `[A-Za-z][A-Za-z0-9+.\-]*:` + formatIRIChars + `*`,
+	"iri-reference":         `([A-Za-z][A-Za-z0-9+.\-]*:)?` + formatIRIChars + `*`,
+	"uri-template":          `(` + formatURIChars + `|\{[+#./;?&=,!@|]?[A-Za-z0-9_.%]+(:[1-9][0-9]{0,3}|\*)?(,[A-Za-z0-9_.%]+(:[1-9][0-9]{0,3}|\*)?)*\})*`,
 	"json-pointer":          `(/([^/~]|~[01])*)*`,
 	"relative-json-pointer": `(0|[1-9][0-9]*)(#|(/([^/~]|~[01])*)*)`,
 }
 
 const (
-	// jsFormatDate is a calendar date: 30-day months end on the 30th,
+	// formatDate is a calendar date: 30-day months end on the 30th,
 	// February on the 28th, or the 29th in leap years (years divisible by 4,
 	// centuries only when divisible by 400).
-	jsFormatDate = `([0-9]{4}-(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])` +
+	formatDate = `([0-9]{4}-(0[13578]|1[02])-(0[1-9]|[12][0-9]|3[01])` +
 		`|[0-9]{4}-(0[469]|11)-(0[1-9]|[12][0-9]|30)` +
 		`|[0-9]{4}-02-(0[1-9]|1[0-9]|2[0-8])` +
 		`|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)`
-	jsFormatTime     = `([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])`
-	jsFormatLabel    = `[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?`
-	jsFormatHostname = jsFormatLabel + `(\.` + jsFormatLabel + `)*`
-	jsFormatOctet    = `(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`
-	jsFormatIPv4     = jsFormatOctet + `(\.` + jsFormatOctet + `){3}`
-	jsFormatH16      = `[0-9A-Fa-f]{1,4}`
-	jsFormatLS32     = `(` + jsFormatH16 + `:` + jsFormatH16 + `|` + jsFormatIPv4 + `)`
-	jsFormatIPv6     = `((` + jsFormatH16 + `:){6}` + jsFormatLS32 +
-		`|::(` + jsFormatH16 + `:){5}` + jsFormatLS32 +
-		`|(` + jsFormatH16 + `)?::(` + jsFormatH16 + `:){4}` + jsFormatLS32 +
-		`|((` + jsFormatH16 + `:){0,1}` + jsFormatH16 + `)?::(` + jsFormatH16 + `:){3}` + jsFormatLS32 +
-		`|((` + jsFormatH16 + `:){0,2}` + jsFormatH16 + `)?::(` + jsFormatH16 + `:){2}` + jsFormatLS32 +
-		`|((` + jsFormatH16 + `:){0,3}` + jsFormatH16 + `)?::` + jsFormatH16 + `:` + jsFormatLS32 +
-		`|((` + jsFormatH16 + `:){0,4}` + jsFormatH16 + `)?::` + jsFormatLS32 +
-		`|((` + jsFormatH16 + `:){0,5}` + jsFormatH16 + `)?::` + jsFormatH16 +
-		`|((` + jsFormatH16 + `:){0,6}` + jsFormatH16 + `)?::)`
-	jsFormatURIChars = `([A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})`
-	jsFormatIRIChars = `([A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]\x{A0}-\x{D7FF}\x{F900}-\x{FDCF}\x{FDF0}-\x{FFEF}\x{10000}-\x{10FFFF}]|%[0-9A-Fa-f]{2})`
+	formatTime     = `([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])`
+	formatLabel    = `[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?`
+	formatHostname = formatLabel + `(\.` + formatLabel + `)*`
+	formatOctet    = `(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`
+	formatIPv4     = formatOctet + `(\.` + formatOctet + `){3}`
+	formatH16      = `[0-9A-Fa-f]{1,4}`
+	formatLS32     = `(` + formatH16 + `:` + formatH16 + `|` + formatIPv4 + `)`
+	formatIPv6     = `((` + formatH16 + `:){6}` + formatLS32 +
+		`|::(` + formatH16 + `:){5}` + formatLS32 +
+		`|(` + formatH16 + `)?::(` + formatH16 + `:){4}` + formatLS32 +
+		`|((` + formatH16 + `:){0,1}` + formatH16 + `)?::(` + formatH16 + `:){3}` + formatLS32 +
+		`|((` + formatH16 + `:){0,2}` + formatH16 + `)?::(` + formatH16 + `:){2}` + formatLS32 +
+		`|((` + formatH16 + `:){0,3}` + formatH16 + `)?::` + formatH16 + `:` + formatLS32 +
+		`|((` + formatH16 + `:){0,4}` + formatH16 + `)?::` + formatLS32 +
+		`|((` + formatH16 + `:){0,5}` + formatH16 + `)?::` + formatH16 +
+		`|((` + formatH16 + `:){0,6}` + formatH16 + `)?::)`
+	formatURIChars = `([A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})`
+	formatIRIChars = `([A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]\x{A0}-\x{D7FF}\x{F900}-\x{FDCF}\x{FDF0}-\x{FFEF}\x{10000}-\x{10FFFF}]|%[0-9A-Fa-f]{2})`
 )
 
-var jsFormatRegexps = sync.OnceValue(func() map[string]*regexp.Regexp {
+var formatRegexps = sync.OnceValue(func() map[string]*regexp.Regexp {
 	m := map[string]*regexp.Regexp{}
-	for name, src := range jsFormats {
+	for name, src := range formats {
 		m[name] = regexp.MustCompile(`^(?:` + src + `)$`)
 	}
 	return m
 })
 
-// jsStringPart is one constraint on a string's characters, as a regex over
+// stringPart is one constraint on a string's characters, as a regex over
 // the whole string.
-type jsStringPart struct {
+type stringPart struct {
 	re  *syntax.Regexp
-	loc jsLoc
+	loc loc
 	kw  string
 }
 
 // stringParts returns the pattern and format constraints of s as regexes.
-func (c *schemaCompiler) stringParts(s *jsSchema) ([]jsStringPart, error) {
-	var parts []jsStringPart
+func (c *compiler) stringParts(s *schema) ([]stringPart, error) {
+	var parts []stringPart
 	for _, f := range s.formats {
-		src, ok := jsFormats[f.val]
+		src, ok := formats[f.val]
 		if !ok {
 			c.warn(f.ptr, "format", "unknown format %q is not checked", f.val)
 			continue
@@ -266,32 +268,32 @@ func (c *schemaCompiler) stringParts(s *jsSchema) ([]jsStringPart, error) {
 		if err != nil {
 			return nil, err
 		}
-		parts = append(parts, jsStringPart{re, f, "format"})
+		parts = append(parts, stringPart{re, f, "format"})
 	}
 	for _, p := range s.patterns {
 		jp, err := c.pattern(p, "pattern")
 		if err == nil {
-			err = jsCheckSearch(jp.re)
+			err = checkSearch(jp.re)
 			if err != nil {
-				err = c.errorf(p.ptr, "pattern", ErrUnsupported, "pattern %q: %v", p.val, err)
+				err = c.errorf(p.ptr, "pattern", grammar.ErrUnsupported, "pattern %q: %v", p.val, err)
 			}
 		}
-		if errors.Is(err, ErrUnsupported) && c.opts.Lenient {
+		if errors.Is(err, grammar.ErrUnsupported) && c.opts.Lenient {
 			c.warn(p.ptr, "pattern", "%v (ignored)", err)
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		parts = append(parts, jsStringPart{jp.re, p, "pattern"})
+		parts = append(parts, stringPart{jp.re, p, "pattern"})
 	}
 	return parts, nil
 }
 
-// jsCheckSearch reports constructs of re that grammars cannot express:
+// checkSearch reports constructs of re that grammars cannot express:
 // anchors other than at the ends of top-level alternatives, word boundaries.
-func jsCheckSearch(re *syntax.Regexp) error {
-	alts, err := jsSplitAnchors(re)
+func checkSearch(re *syntax.Regexp) error {
+	alts, err := splitAnchors(re)
 	if err != nil {
 		return err
 	}
@@ -319,7 +321,7 @@ func jsCheckSearch(re *syntax.Regexp) error {
 }
 
 // compileString compiles the string type of a branch.
-func (c *schemaCompiler) compileString(s *jsSchema) (*Expr, error) {
+func (c *compiler) compileString(s *schema) (*grammar.Expr, error) {
 	minLen, maxLen := s.minLen, s.maxLen
 	if maxLen >= 0 && minLen > maxLen {
 		return nil, nil
@@ -330,14 +332,14 @@ func (c *schemaCompiler) compileString(s *jsSchema) (*Expr, error) {
 	}
 	var excluded []string
 	for _, v := range s.notVals {
-		if v.kind == jsString {
+		if v.kind == kindString {
 			excluded = append(excluded, v.str)
 		}
 	}
 	if len(parts) == 0 && len(s.notPatterns) == 0 && len(excluded) == 0 {
 		if minLen == 0 && maxLen < 0 {
 			r, err := c.anyStringRule()
-			return Call(r), err
+			return grammar.Call(r), err
 		}
 		ch, err := c.anyCharCounted()
 		if err != nil {
@@ -347,7 +349,7 @@ func (c *schemaCompiler) compileString(s *jsSchema) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return c.cat(Lit(`"`), body, Lit(`"`)), nil
+		return c.cat(grammar.Lit(`"`), body, grammar.Lit(`"`)), nil
 	}
 	if len(parts) == 1 && len(s.notPatterns) == 0 && len(excluded) == 0 {
 		body, ok, err := c.stringRegex(parts[0], minLen, maxLen)
@@ -358,41 +360,41 @@ func (c *schemaCompiler) compileString(s *jsSchema) (*Expr, error) {
 			if body == nil {
 				return nil, nil
 			}
-			return c.cat(Lit(`"`), body, Lit(`"`)), nil
+			return c.cat(grammar.Lit(`"`), body, grammar.Lit(`"`)), nil
 		}
 	}
 	body, err := c.stringAutomaton(s, parts, excluded, minLen, maxLen)
-	if errors.Is(err, errJSAutomatonSize) && len(parts) == 1 && len(s.notPatterns) == 0 && len(excluded) == 0 && maxLen >= 0 {
+	if errors.Is(err, errAutomatonSize) && len(parts) == 1 && len(s.notPatterns) == 0 && len(excluded) == 0 && maxLen >= 0 {
 		if body, ok := c.cappedString(parts[0], minLen, maxLen); ok {
 			if body == nil {
 				return nil, nil
 			}
-			return c.cat(Lit(`"`), body, Lit(`"`)), nil
+			return c.cat(grammar.Lit(`"`), body, grammar.Lit(`"`)), nil
 		}
 	}
-	var pe *Error
+	var pe *grammar.Error
 	if err != nil && !errors.As(err, &pe) {
 		ptr, kw := s.ptr, "pattern"
 		if len(parts) > 0 {
 			ptr, kw = parts[0].loc.ptr, parts[0].kw
 		}
-		if errors.Is(err, errJSAutomatonSize) {
-			err = c.unsupportedE(ptr, kw, "the combination of the string constraints needs more than %d automaton states", jsMaxDFAStates)
+		if errors.Is(err, errAutomatonSize) {
+			err = c.unsupportedE(ptr, kw, "the combination of the string constraints needs more than %d automaton states", maxDFAStates)
 		} else {
 			err = c.unsupportedE(ptr, kw, "%v", err)
 		}
 	}
-	if errors.Is(err, errJSIgnore) {
+	if errors.Is(err, errIgnore) {
 		// Lenient: keep the first constraint and drop the rest.
 		if len(parts) > 0 {
 			if body, ok, err := c.stringRegex(parts[0], 0, -1); err != nil || ok {
 				if body == nil {
 					return nil, err
 				}
-				return c.cat(Lit(`"`), body, Lit(`"`)), err
+				return c.cat(grammar.Lit(`"`), body, grammar.Lit(`"`)), err
 			}
 		}
-		var ch *Expr
+		var ch *grammar.Expr
 		if ch, err = c.anyCharCounted(); err == nil {
 			body, err = c.bigRepeat(ch, minLen, maxLen, "string")
 		}
@@ -400,14 +402,14 @@ func (c *schemaCompiler) compileString(s *jsSchema) (*Expr, error) {
 	if err != nil || body == nil {
 		return nil, err
 	}
-	return c.cat(Lit(`"`), body, Lit(`"`)), nil
+	return c.cat(grammar.Lit(`"`), body, grammar.Lit(`"`)), nil
 }
 
 // cappedString is a sound approximation of a pattern or format together
 // with a maxLength too large to count: the pattern's repetitions are bounded
 // so that it cannot exceed maxLength. A warning says so.
-func (c *schemaCompiler) cappedString(p jsStringPart, minLen, maxLen int) (*Expr, bool) {
-	capped, ok := jsCapRegex(jsSearchRegex(p.re), maxLen)
+func (c *compiler) cappedString(p stringPart, minLen, maxLen int) (*grammar.Expr, bool) {
+	capped, ok := capRegex(searchRegex(p.re), maxLen)
 	if !ok {
 		return nil, false
 	}
@@ -415,24 +417,24 @@ func (c *schemaCompiler) cappedString(p jsStringPart, minLen, maxLen int) (*Expr
 		// Alternatives too short for minLength go.
 		var keep []*syntax.Regexp
 		for _, a := range capped.Sub {
-			if _, h := jsLenRange(a); h < 0 || h >= minLen {
+			if _, h := lenRange(a); h < 0 || h >= minLen {
 				keep = append(keep, a)
 			}
 		}
-		capped = jsReAlt(keep...)
+		capped = reAlt(keep...)
 	}
 	// The bounded repetitions must still make a small automaton.
-	d, err := jsRegexDFA(capped)
+	d, err := regexDFA(capped)
 	if err != nil {
 		return nil, false
 	}
-	var body *Expr
-	if lo, _ := jsLenRange(capped); lo >= minLen {
+	var body *grammar.Expr
+	if lo, _ := lenRange(capped); lo >= minLen {
 		body, err = c.regexToExpr(capped)
 	} else {
 		// Short strings remain: cut them off with the automaton.
-		var ld *jsRDFA
-		if ld, err = jsLengthDFA(minLen, -1); err == nil {
+		var ld *runeDFA
+		if ld, err = lengthDFA(minLen, -1); err == nil {
 			if d, err = d.intersect(ld); err == nil {
 				body, err = c.dfaExpr(d)
 			}
@@ -445,10 +447,10 @@ func (c *schemaCompiler) cappedString(p jsStringPart, minLen, maxLen int) (*Expr
 	return body, true
 }
 
-// jsSearchRegex returns the regex of the whole strings in which re (with
+// searchRegex returns the regex of the whole strings in which re (with
 // anchors at its ends) matches.
-func jsSearchRegex(re *syntax.Regexp) *syntax.Regexp {
-	alts, err := jsSplitAnchors(re)
+func searchRegex(re *syntax.Regexp) *syntax.Regexp {
+	alts, err := splitAnchors(re)
 	if err != nil {
 		return re
 	}
@@ -456,11 +458,11 @@ func jsSearchRegex(re *syntax.Regexp) *syntax.Regexp {
 	for _, a := range alts {
 		parts := []*syntax.Regexp{}
 		if !a.start {
-			parts = append(parts, jsAnyStar())
+			parts = append(parts, anyStar())
 		}
 		parts = append(parts, a.re)
 		if !a.end {
-			parts = append(parts, jsAnyStar())
+			parts = append(parts, anyStar())
 		}
 		subs = append(subs, &syntax.Regexp{Op: syntax.OpConcat, Sub: parts})
 	}
@@ -470,11 +472,11 @@ func jsSearchRegex(re *syntax.Regexp) *syntax.Regexp {
 	return &syntax.Regexp{Op: syntax.OpAlternate, Sub: subs}
 }
 
-// jsCapRegex returns a regex matching a subset of re's strings, none longer
+// capRegex returns a regex matching a subset of re's strings, none longer
 // than budget, by bounding repetitions (ok false when re has no string that
 // short).
-func jsCapRegex(re *syntax.Regexp, budget int) (*syntax.Regexp, bool) {
-	lo, hi := jsLenRange(re)
+func capRegex(re *syntax.Regexp, budget int) (*syntax.Regexp, bool) {
+	lo, hi := lenRange(re)
 	if hi >= 0 && hi <= budget {
 		return re, true
 	}
@@ -483,14 +485,14 @@ func jsCapRegex(re *syntax.Regexp, budget int) (*syntax.Regexp, bool) {
 	}
 	switch re.Op {
 	case syntax.OpCapture:
-		return jsCapRegex(re.Sub[0], budget)
+		return capRegex(re.Sub[0], budget)
 	case syntax.OpConcat:
 		// Variable parts share what the fixed minimum leaves: parts with
 		// a bound take up to it first, unbounded ones split the rest.
 		var bounded, unbounded []int
 		sumLo := 0
 		for i, s := range re.Sub {
-			l, h := jsLenRange(s)
+			l, h := lenRange(s)
 			sumLo += l
 			switch {
 			case h < 0:
@@ -504,17 +506,17 @@ func jsCapRegex(re *syntax.Regexp, budget int) (*syntax.Regexp, bool) {
 		copy(out, re.Sub)
 		share := extra / max(len(bounded)+len(unbounded), 1)
 		give := func(i, n int) bool {
-			l, _ := jsLenRange(re.Sub[i])
+			l, _ := lenRange(re.Sub[i])
 			var ok bool
-			out[i], ok = jsCapRegex(re.Sub[i], l+n)
+			out[i], ok = capRegex(re.Sub[i], l+n)
 			if ok {
-				_, h := jsLenRange(out[i])
+				_, h := lenRange(out[i])
 				extra -= h - l
 			}
 			return ok
 		}
 		for _, i := range bounded {
-			l, h := jsLenRange(re.Sub[i])
+			l, h := lenRange(re.Sub[i])
 			if len(unbounded) == 0 {
 				share = extra / max(len(bounded), 1)
 			}
@@ -531,7 +533,7 @@ func jsCapRegex(re *syntax.Regexp, budget int) (*syntax.Regexp, bool) {
 	case syntax.OpAlternate:
 		var out []*syntax.Regexp
 		for _, s := range re.Sub {
-			if c, ok := jsCapRegex(s, budget); ok {
+			if c, ok := capRegex(s, budget); ok {
 				out = append(out, c)
 			}
 		}
@@ -540,9 +542,9 @@ func jsCapRegex(re *syntax.Regexp, budget int) (*syntax.Regexp, bool) {
 		}
 		return &syntax.Regexp{Op: syntax.OpAlternate, Sub: out}, true
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
-		mn, mx := jsRepeatBounds(re)
+		mn, mx := repeatBounds(re)
 		sub := re.Sub[0]
-		l, h := jsLenRange(sub)
+		l, h := lenRange(sub)
 		if l == 1 && h == 1 {
 			// A run of single characters: as long as the budget allows.
 			mx = budget
@@ -569,13 +571,13 @@ func jsCapRegex(re *syntax.Regexp, budget int) (*syntax.Regexp, bool) {
 			reps = max(mn, min(reps, max(budget/max(l+8, 24), 1)))
 		}
 		if reps == 0 {
-			return jsReLit(""), true
+			return reLit(""), true
 		}
 		var ok bool
-		if sub, ok = jsCapRegex(sub, budget/reps); !ok {
+		if sub, ok = capRegex(sub, budget/reps); !ok {
 			return nil, false
 		}
-		if _, h = jsLenRange(sub); h < 0 || h*reps > budget {
+		if _, h = lenRange(sub); h < 0 || h*reps > budget {
 			return nil, false
 		}
 		return &syntax.Regexp{Op: syntax.OpRepeat, Min: mn, Max: reps, Sub: []*syntax.Regexp{sub}}, true
@@ -585,50 +587,50 @@ func jsCapRegex(re *syntax.Regexp, budget int) (*syntax.Regexp, bool) {
 
 // stringRegex compiles one pattern or format together with the length
 // bounds, when the bounds can be folded into the regex (or are implied by it).
-func (c *schemaCompiler) stringRegex(p jsStringPart, minLen, maxLen int) (*Expr, bool, error) {
-	alts, err := jsSplitAnchors(p.re)
+func (c *compiler) stringRegex(p stringPart, minLen, maxLen int) (*grammar.Expr, bool, error) {
+	alts, err := splitAnchors(p.re)
 	if err != nil {
-		return nil, false, c.errorf(p.loc.ptr, p.kw, ErrUnsupported, "%q: %v", p.loc.val, err)
+		return nil, false, c.errorf(p.loc.ptr, p.kw, grammar.ErrUnsupported, "%q: %v", p.loc.val, err)
 	}
-	var out []*Expr
+	var out []*grammar.Expr
 	for _, a := range alts {
 		re := a.re
 		var subs []*syntax.Regexp
 		if !a.start {
-			subs = append(subs, jsAnyStar())
+			subs = append(subs, anyStar())
 		}
 		subs = append(subs, re)
 		if !a.end {
-			subs = append(subs, jsAnyStar())
+			subs = append(subs, anyStar())
 		}
 		if len(subs) > 1 {
 			re = &syntax.Regexp{Op: syntax.OpConcat, Sub: subs}
 		}
 		if minLen > 0 || maxLen >= 0 {
-			lo, hi := jsLenRange(re)
+			lo, hi := lenRange(re)
 			if lo < minLen || (maxLen >= 0 && (hi < 0 || hi > maxLen)) {
 				var ok bool
-				if re, ok = jsRestrictLength(re, minLen, maxLen); !ok {
+				if re, ok = restrictLength(re, minLen, maxLen); !ok {
 					return nil, false, nil
 				}
 			}
 		}
 		e, err := c.regexToExpr(re)
 		if err != nil {
-			return nil, false, c.errorf(p.loc.ptr, p.kw, ErrUnsupported, "%q: %v", p.loc.val, err)
+			return nil, false, c.errorf(p.loc.ptr, p.kw, grammar.ErrUnsupported, "%q: %v", p.loc.val, err)
 		}
 		out = append(out, e)
 	}
 	return c.or(out...), true, nil
 }
 
-func jsAnyStar() *syntax.Regexp {
+func anyStar() *syntax.Regexp {
 	return &syntax.Regexp{Op: syntax.OpStar, Sub: []*syntax.Regexp{{Op: syntax.OpAnyChar}}}
 }
 
-// jsLenRange returns the least and greatest number of characters re
+// lenRange returns the least and greatest number of characters re
 // matches (hi < 0: unbounded).
-func jsLenRange(re *syntax.Regexp) (lo, hi int) {
+func lenRange(re *syntax.Regexp) (lo, hi int) {
 	switch re.Op {
 	case syntax.OpNoMatch, syntax.OpEmptyMatch, syntax.OpBeginText, syntax.OpEndText, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 		return 0, 0
@@ -637,10 +639,10 @@ func jsLenRange(re *syntax.Regexp) (lo, hi int) {
 	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		return 1, 1
 	case syntax.OpCapture:
-		return jsLenRange(re.Sub[0])
+		return lenRange(re.Sub[0])
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
-		l, h := jsLenRange(re.Sub[0])
-		mn, mx := jsRepeatBounds(re)
+		l, h := lenRange(re.Sub[0])
+		mn, mx := repeatBounds(re)
 		lo = l * mn
 		switch {
 		case h == 0:
@@ -653,7 +655,7 @@ func jsLenRange(re *syntax.Regexp) (lo, hi int) {
 		return lo, hi
 	case syntax.OpConcat:
 		for _, s := range re.Sub {
-			l, h := jsLenRange(s)
+			l, h := lenRange(s)
 			lo += l
 			if hi >= 0 {
 				if h < 0 {
@@ -667,7 +669,7 @@ func jsLenRange(re *syntax.Regexp) (lo, hi int) {
 	case syntax.OpAlternate:
 		lo = -1
 		for _, s := range re.Sub {
-			l, h := jsLenRange(s)
+			l, h := lenRange(s)
 			if lo < 0 || l < lo {
 				lo = l
 			}
@@ -680,7 +682,7 @@ func jsLenRange(re *syntax.Regexp) (lo, hi int) {
 	return 0, -1
 }
 
-func jsRepeatBounds(re *syntax.Regexp) (int, int) {
+func repeatBounds(re *syntax.Regexp) (int, int) {
 	switch re.Op {
 	case syntax.OpStar:
 		return 0, -1
@@ -692,33 +694,33 @@ func jsRepeatBounds(re *syntax.Regexp) (int, int) {
 	return re.Min, re.Max
 }
 
-// jsRestrictLength rewrites re so that it matches only strings of length
+// restrictLength rewrites re so that it matches only strings of length
 // [minLen, maxLen], when re is a sequence of fixed-length parts and one
 // repetition of a single character: the repetition's bounds absorb the limits.
-// jsFixedChoices splits a part with a few possible lengths, each from
+// fixedChoices splits a part with a few possible lengths, each from
 // fixed-length strings (an optional literal, alternatives of equal-length
 // words, a short counted repetition), into one regex per length; nil when
 // it cannot.
-func jsFixedChoices(re *syntax.Regexp) []*syntax.Regexp {
+func fixedChoices(re *syntax.Regexp) []*syntax.Regexp {
 	for re.Op == syntax.OpCapture {
 		re = re.Sub[0]
 	}
 	switch re.Op {
 	case syntax.OpQuest, syntax.OpRepeat:
-		mn, mx := jsRepeatBounds(re)
-		if l, h := jsLenRange(re.Sub[0]); l != h || mx < 0 || mx-mn > 4 {
+		mn, mx := repeatBounds(re)
+		if l, h := lenRange(re.Sub[0]); l != h || mx < 0 || mx-mn > 4 {
 			return nil
 		}
 		var out []*syntax.Regexp
 		for k := mn; k <= mx; k++ {
-			out = append(out, jsReRepeat(re.Sub[0], k, k))
+			out = append(out, reRepeat(re.Sub[0], k, k))
 		}
 		return out
 	case syntax.OpAlternate:
 		byLen := map[int][]*syntax.Regexp{}
 		var lens []int
 		for _, a := range re.Sub {
-			l, h := jsLenRange(a)
+			l, h := lenRange(a)
 			if l != h {
 				return nil
 			}
@@ -732,14 +734,14 @@ func jsFixedChoices(re *syntax.Regexp) []*syntax.Regexp {
 		}
 		var out []*syntax.Regexp
 		for _, l := range lens {
-			out = append(out, jsReAlt(byLen[l]...))
+			out = append(out, reAlt(byLen[l]...))
 		}
 		return out
 	}
 	return nil
 }
 
-func jsRestrictLength(re *syntax.Regexp, minLen, maxLen int) (*syntax.Regexp, bool) {
+func restrictLength(re *syntax.Regexp, minLen, maxLen int) (*syntax.Regexp, bool) {
 	for re.Op == syntax.OpCapture {
 		re = re.Sub[0]
 	}
@@ -750,17 +752,17 @@ func jsRestrictLength(re *syntax.Regexp, minLen, maxLen int) (*syntax.Regexp, bo
 	if re.Op == syntax.OpAlternate {
 		var alts []*syntax.Regexp
 		for _, a := range re.Sub {
-			r, ok := jsRestrictLength(a, minLen, maxLen)
+			r, ok := restrictLength(a, minLen, maxLen)
 			if !ok {
 				return nil, false
 			}
 			alts = append(alts, r)
 		}
-		return jsReAlt(alts...), true
+		return reAlt(alts...), true
 	}
 	fixed, vi := 0, -1
 	for i, s := range subs {
-		l, h := jsLenRange(s)
+		l, h := lenRange(s)
 		if l == h {
 			fixed += l
 			continue
@@ -769,18 +771,18 @@ func jsRestrictLength(re *syntax.Regexp, minLen, maxLen int) (*syntax.Regexp, bo
 			// Two variable parts: when one of them has only a few fixed
 			// lengths (s? in https?://.+), try each of them apart.
 			for _, j := range []int{vi, i} {
-				if choices := jsFixedChoices(subs[j]); choices != nil {
+				if choices := fixedChoices(subs[j]); choices != nil {
 					var alts []*syntax.Regexp
 					for _, ch := range choices {
 						parts := append([]*syntax.Regexp(nil), subs...)
 						parts[j] = ch
-						r, ok := jsRestrictLength(&syntax.Regexp{Op: syntax.OpConcat, Sub: parts}, minLen, maxLen)
+						r, ok := restrictLength(&syntax.Regexp{Op: syntax.OpConcat, Sub: parts}, minLen, maxLen)
 						if !ok {
 							return nil, false
 						}
 						alts = append(alts, r)
 					}
-					return jsReAlt(alts...), true
+					return reAlt(alts...), true
 				}
 			}
 			return nil, false
@@ -802,10 +804,10 @@ func jsRestrictLength(re *syntax.Regexp, minLen, maxLen int) (*syntax.Regexp, bo
 	default:
 		return nil, false
 	}
-	if l, h := jsLenRange(v.Sub[0]); l != 1 || h != 1 {
+	if l, h := lenRange(v.Sub[0]); l != 1 || h != 1 {
 		return nil, false
 	}
-	mn, mx := jsRepeatBounds(v)
+	mn, mx := repeatBounds(v)
 	mn = max(mn, minLen-fixed)
 	if maxLen >= 0 && (mx < 0 || mx > maxLen-fixed) {
 		mx = maxLen - fixed

@@ -1,43 +1,13 @@
-package grammar
+package jsonschema
 
 import (
 	"context"
 	"fmt"
 	"regexp/syntax"
 	"strings"
-)
 
-// The JSON Schema front-end, file by file:
-//
-//   - jsonschema_doc.go reads the schema with gjson into a tree that keeps
-//     object keys in document order, registers $id, $anchor and
-//     $dynamicAnchor resources, hashes every subschema (annotations left
-//     out) and resolves $ref: URIs, anchors, JSON pointers with ~0 ~1 and
-//     percent escapes, remote documents through SchemaOptions.LoadRef.
-//   - jsonschema_keywords.go and jsonschema_dnf.go normalize a subschema
-//     into branches: a disjunction of plain conjunctive records (jsSchema).
-//     $ref, allOf, anyOf, oneOf, not, if/then/else and dependencies are
-//     distributed over the node's own keywords, and what they combine is
-//     intersected (merge). Subschemas below a branch stay unnormalized
-//     until their own rule is compiled, which keeps recursion finite.
-//   - jsonschema_not.go pushes negation down to constraints that can be
-//     negated, proves oneOf alternatives disjoint, and evaluates schemas
-//     on constant values (enum and const are filtered by the rest of their
-//     schema).
-//   - jsonschema.go (this file) turns normalized subschemas into rules: one
-//     rule per distinct normalized subschema, shared by every place that
-//     uses it. jsonschema_object.go, _array.go, _string.go, _number.go
-//     compile the types; jsonschema_pattern.go translates ECMA-262
-//     patterns; jsonschema_automaton.go holds small automata over code
-//     points for what one regex cannot say (pattern and length together,
-//     not pattern, keys that are not declared names, patternProperties
-//     regions) and turns them back into expressions.
-//
-// Rules stay small because the compiler determinizes each rule body on its
-// own: strings and numbers are single rules with character classes inside,
-// escape sequences and long counted repetitions are rules of their own, and
-// the separator automaton of large objects is split into rules every few
-// properties.
+	"github.com/reinlm/rein/grammar"
+)
 
 // PropertyOrder says in which order an object's declared properties may appear.
 type PropertyOrder uint8
@@ -47,7 +17,7 @@ const (
 	// them (merged subschemas of allOf in their order); other keys follow them.
 	OrderDeclared PropertyOrder = iota
 	// OrderAny accepts declared properties in any order. Required properties
-	// are tracked exactly up to SchemaOptions.MaxAnyOrderRequired of them.
+	// are tracked exactly up to Options.MaxAnyOrderRequired of them.
 	OrderAny
 )
 
@@ -57,19 +27,19 @@ type Whitespace uint8
 const (
 	// WhitespaceFlexible accepts compact JSON and ordinary pretty-printing: at
 	// each place between tokens, an optional line break ("\n" or "\r\n")
-	// followed by at most SchemaOptions.MaxIndent spaces and tabs. Runs are
+	// followed by at most Options.MaxIndent spaces and tabs. Runs are
 	// bounded, so a model cannot loop on whitespace.
 	WhitespaceFlexible Whitespace = iota
 	// WhitespaceCompact accepts no whitespace at all.
 	WhitespaceCompact
-	// WhitespacePattern accepts SchemaOptions.WhitespacePattern (RE2 syntax,
+	// WhitespacePattern accepts Options.WhitespacePattern (RE2 syntax,
 	// matched in full) between tokens.
 	WhitespacePattern
 )
 
-// SchemaOptions tune FromJSONSchema. The zero value is the default: strict,
-// declared property order, flexible whitespace, default limits.
-type SchemaOptions struct {
+// Options tune Compile. The zero value is the default: strict, declared
+// property order, flexible whitespace, default limits.
+type Options struct {
 	// Lenient turns keywords that cannot be enforced into warnings: the
 	// keyword is ignored (the grammar accepts more than the schema) and
 	// listed in the returned warnings instead of failing the compilation.
@@ -89,24 +59,21 @@ type SchemaOptions struct {
 	// compile's context: a loader that does I/O should stop when it is done.
 	LoadRef func(ctx context.Context, uri string) ([]byte, error)
 
-	// Limits. Zero means the default shown. Exceeding one is an error
-	// wrapping ErrLimit.
-	MaxSchemaBytes      int // bytes of one schema document, remote ones included (default 8<<20)
-	MaxStringBytes      int // bytes of one string as written in the schema (default 1<<20)
-	MaxKeyBytes         int // bytes of one object key as written in the schema (default 4096)
-	MaxNumberDigits     int // digits of one number in the schema: bounds, multipleOf, const (default 100)
-	MaxDepth            int // nesting of the schema document (default 512)
-	MaxNodes            int // JSON values in the schema documents (default 1<<20)
-	MaxRules            int // rules of the grammar (default 20000)
-	MaxEnum             int // values of one enum (default 10000)
-	MaxRepeat           int // a bounded count such as maxLength or maxItems (default 1<<20)
-	MaxAlternatives     int // branches of one subschema after distributing anyOf/oneOf (default 1024)
-	MaxExprNodes        int // expression nodes of the whole grammar (default 4<<20)
-	MaxDocuments        int // remote documents loaded through LoadRef (default 64)
-	MaxAnyOrderRequired int // required properties tracked in OrderAny (default 6)
+	// MaxAnyOrderRequired bounds the required properties OrderAny tracks
+	// exactly (default 6); an object with more is an error wrapping
+	// grammar.ErrLimit.
+	MaxAnyOrderRequired int
+
+	// Limits bounds the work of one compilation; a zero field means its
+	// default from grammar.DefaultLimits. The front-end reads SchemaBytes,
+	// SchemaStringBytes, SchemaKeyBytes, SchemaNumberDigits, SchemaDepth,
+	// SchemaNodes, SchemaDocuments, Enum, Repeat, Alternatives, Rules,
+	// ExprNodes and RegexBytes. Crossing one is an error wrapping
+	// grammar.ErrLimit that names the field.
+	Limits grammar.Limits
 }
 
-func (o *SchemaOptions) setDefaults() {
+func (o *Options) setDefaults() {
 	def := func(p *int, v int) {
 		if *p <= 0 {
 			*p = v
@@ -114,19 +81,8 @@ func (o *SchemaOptions) setDefaults() {
 	}
 	def(&o.MaxIndent, 40)
 	def(&o.DefaultDraft, 2020)
-	def(&o.MaxSchemaBytes, 8<<20)
-	def(&o.MaxStringBytes, 1<<20)
-	def(&o.MaxKeyBytes, 4096)
-	def(&o.MaxNumberDigits, 100)
-	def(&o.MaxDepth, 512)
-	def(&o.MaxNodes, 1<<20)
-	def(&o.MaxRules, 20000)
-	def(&o.MaxEnum, 10000)
-	def(&o.MaxRepeat, 1<<20)
-	def(&o.MaxAlternatives, 1024)
-	def(&o.MaxExprNodes, 4<<20)
-	def(&o.MaxDocuments, 64)
 	def(&o.MaxAnyOrderRequired, 6)
+	o.Limits = o.Limits.WithDefaults()
 }
 
 // Warning reports a keyword that Lenient mode ignored, or a format that is
@@ -139,8 +95,8 @@ type Warning struct {
 
 func (w Warning) String() string { return w.Pointer + ": " + w.Msg }
 
-// FromJSONSchema compiles a JSON Schema (drafts 4, 6, 7, 2019-09 and
-// 2020-12) into a grammar for the JSON documents it accepts.
+// Compile compiles a JSON Schema (drafts 4, 6, 7, 2019-09 and 2020-12) into
+// a grammar for the JSON documents it accepts.
 //
 // The grammar accepts documents that the schema validates, written as JSON
 // with the whitespace that opts allows, object properties in the order opts
@@ -154,24 +110,25 @@ func (w Warning) String() string { return w.Pointer + ": " + w.Msg }
 // then they are ignored and reported as warnings. Annotations and unknown
 // keywords are ignored; unknown formats are ignored with a warning.
 //
-// Errors are *Error values with Source "jsonschema" (or an ErrorList of
-// them); they wrap ErrUnsupported for what cannot be enforced and ErrLimit
-// when a limit of opts is exceeded.
-func FromJSONSchema(schema []byte, opts SchemaOptions) (*Grammar, []Warning, error) {
-	return FromJSONSchemaContext(context.Background(), schema, opts)
+// Errors are *grammar.Error values with Source "jsonschema" (or a
+// grammar.ErrorList of them); they wrap grammar.ErrUnsupported for what
+// cannot be enforced and grammar.ErrLimit when a bound of opts.Limits is
+// crossed.
+func Compile(schema []byte, opts Options) (*grammar.Grammar, []Warning, error) {
+	return CompileContext(context.Background(), schema, opts)
 }
 
-// FromJSONSchemaContext is FromJSONSchema under a context: when ctx is
-// cancelled or its deadline passes, the compilation stops within a few
-// thousand steps of work (rules, expression nodes, automaton states,
-// normalization and validation steps) and returns an *Error wrapping
-// ctx.Err(). ctx is also passed to opts.LoadRef.
-func FromJSONSchemaContext(ctx context.Context, schema []byte, opts SchemaOptions) (*Grammar, []Warning, error) {
+// CompileContext is Compile under a context: when ctx is cancelled or its
+// deadline passes, the compilation stops within a few thousand steps of work
+// (rules, expression nodes, automaton states, normalization and validation
+// steps) and returns a *grammar.Error wrapping ctx.Err(). ctx is also passed
+// to opts.LoadRef.
+func CompileContext(ctx context.Context, schema []byte, opts Options) (*grammar.Grammar, []Warning, error) {
 	opts.setDefaults()
 	if err := ctx.Err(); err != nil {
-		return nil, nil, &Error{Source: "jsonschema", Msg: "compilation stopped: " + err.Error(), Err: err}
+		return nil, nil, &grammar.Error{Source: "jsonschema", Msg: "compilation stopped: " + err.Error(), Err: err}
 	}
-	c := newSchemaCompiler(ctx, opts)
+	c := newCompiler(ctx, opts)
 	g, err := c.compile(schema)
 	if err != nil {
 		return nil, c.warnings, err
@@ -181,75 +138,75 @@ func FromJSONSchemaContext(ctx context.Context, schema []byte, opts SchemaOption
 
 // newSchemaCompiler returns the state of one compilation under ctx; opts
 // have their defaults set.
-func newSchemaCompiler(ctx context.Context, opts SchemaOptions) *schemaCompiler {
-	c := &schemaCompiler{
+func newCompiler(ctx context.Context, opts Options) *compiler {
+	c := &compiler{
 		ctx:        ctx,
 		opts:       opts,
 		ruleOf:     map[string]int{},
 		conjRule:   map[string]int{},
-		dnfMemo:    map[int][]*jsSchema{},
+		dnfMemo:    map[int][]*schema{},
 		inDNF:      map[int]bool{},
 		names:      map[string]int{},
-		charMemo:   map[string]*Expr{},
-		regexes:    map[string]*jsPattern{},
-		negNodes:   map[string]*jsNode{},
+		charMemo:   map[string]*grammar.Expr{},
+		regexes:    map[string]*pattern{},
+		negNodes:   map[string]*node{},
 		keyRules:   map[string]int{},
 		escRules:   map[string]int{},
-		chunkRules: map[*Expr]int{},
+		chunkRules: map[*grammar.Expr]int{},
 	}
-	c.ix = &schemaIndex{c: c, docs: map[string]*jsDoc{}, resources: map[string]*jsNode{}, anchors: map[string]*jsNode{}}
-	c.falseNode = &jsNode{kind: jsBool, key: "false", id: -2}
+	c.ix = &schemaIndex{c: c, docs: map[string]*doc{}, resources: map[string]*node{}, anchors: map[string]*node{}}
+	c.falseNode = &node{kind: kindBool, key: "false", id: -2}
 	return c
 }
 
-// schemaCompiler holds the state of one FromJSONSchema call.
-type schemaCompiler struct {
+// compiler holds the state of one Compile call.
+type compiler struct {
 	ctx      context.Context
 	work     int // steps since ctx was last checked
-	opts     SchemaOptions
+	opts     Options
 	ix       *schemaIndex
 	warnings []Warning
 
-	rules    []Rule
+	rules    []grammar.Rule
 	ruleOf   map[string]int // DNF key -> rule
 	conjRule map[string]int // conjunction key -> rule (-1: empty language)
 	names    map[string]int
 
-	dnfMemo    map[int][]*jsSchema // node id -> its branches
+	dnfMemo    map[int][]*schema // node id -> its branches
 	inDNF      map[int]bool
 	synth      int // synthetic node ids, counting down from -3
-	negNodes   map[string]*jsNode
-	negAt      jsLoc          // the keyword (val) and pointer of the negation being built
-	keyRules   map[string]int // key language -> rule of the quoted key
-	escRules   map[string]int // escape sequences -> rule
-	chunkRules map[*Expr]int  // repeated expression -> rule of 64 of them
+	negNodes   map[string]*node
+	negAt      loc                   // the keyword (val) and pointer of the negation being built
+	keyRules   map[string]int        // key language -> rule of the quoted key
+	escRules   map[string]int        // escape sequences -> rule
+	chunkRules map[*grammar.Expr]int // repeated expression -> rule of 64 of them
 
-	falseNode *jsNode
+	falseNode *node
 
-	ws       *Expr
+	ws       *grammar.Expr
 	anyValue int // rule of any JSON value, -1 until made
 	anyStr   int
-	charMemo map[string]*Expr
-	regexes  map[string]*jsPattern
+	charMemo map[string]*grammar.Expr
+	regexes  map[string]*pattern
 	exprSize int
 	depth    int
 }
 
-func (c *schemaCompiler) compile(schema []byte) (*Grammar, error) {
-	doc, err := c.ix.parse(schema, jsDefaultBase, "")
+func (c *compiler) compile(schema []byte) (*grammar.Grammar, error) {
+	doc, err := c.ix.parse(schema, defaultBase, "")
 	if err != nil {
 		return nil, err
 	}
-	c.ix.resources[jsDefaultBase] = doc.root
+	c.ix.resources[defaultBase] = doc.root
 	c.ix.rootBase = doc.root.base
 	c.anyValue, c.anyStr = -1, -1
 	if err := c.setupWhitespace(); err != nil {
 		return nil, err
 	}
-	if doc.root.kind != jsObject && doc.root.kind != jsBool {
-		return nil, c.errorf("", "", nil, "a schema must be an object or a boolean, not %s", jsKindName(doc.root.kind))
+	if doc.root.kind != kindObject && doc.root.kind != kindBool {
+		return nil, c.errorf("", "", nil, "a schema must be an object or a boolean, not %s", kindName(doc.root.kind))
 	}
-	root, err := c.ruleFor(jsConj{doc.root}, "root")
+	root, err := c.ruleFor(conj{doc.root}, "root")
 	if err != nil {
 		return nil, err
 	}
@@ -259,22 +216,22 @@ func (c *schemaCompiler) compile(schema []byte) (*Grammar, error) {
 	if err := c.ix.checkUnique(); err != nil {
 		return nil, err
 	}
-	g := jsPrune(&Grammar{Rules: c.rules, Root: root})
+	g := prune(&grammar.Grammar{Rules: c.rules, Root: root})
 	if err := g.Validate(); err != nil {
-		return nil, &Error{Source: "jsonschema", Msg: err.Error(), Err: err}
+		return nil, &grammar.Error{Source: "jsonschema", Msg: err.Error(), Err: err}
 	}
 	return g, nil
 }
 
-// jsPrune drops the rules the root cannot reach (rules made for branches
+// prune drops the rules the root cannot reach (rules made for branches
 // that turned out empty, shared helpers nobody used) and renumbers the rest.
-func jsPrune(g *Grammar) *Grammar {
+func prune(g *grammar.Grammar) *grammar.Grammar {
 	reach := make([]bool, len(g.Rules))
-	var visit func(e *Expr)
+	var visit func(e *grammar.Expr)
 	stack := []int{g.Root}
 	reach[g.Root] = true
-	visit = func(e *Expr) {
-		if e.Kind == Ref && !reach[e.Rule] {
+	visit = func(e *grammar.Expr) {
+		if e.Kind == grammar.Ref && !reach[e.Rule] {
 			reach[e.Rule] = true
 			stack = append(stack, e.Rule)
 		}
@@ -288,7 +245,7 @@ func jsPrune(g *Grammar) *Grammar {
 		visit(g.Rules[r].Body)
 	}
 	index := make([]int, len(g.Rules))
-	out := &Grammar{}
+	out := &grammar.Grammar{}
 	for i, r := range g.Rules {
 		index[i] = -1
 		if reach[i] {
@@ -300,18 +257,18 @@ func jsPrune(g *Grammar) *Grammar {
 		return g
 	}
 	out.Root = index[g.Root]
-	copied := map[*Expr]*Expr{}
-	var rewrite func(e *Expr) *Expr
-	rewrite = func(e *Expr) *Expr {
+	copied := map[*grammar.Expr]*grammar.Expr{}
+	var rewrite func(e *grammar.Expr) *grammar.Expr
+	rewrite = func(e *grammar.Expr) *grammar.Expr {
 		if d, ok := copied[e]; ok {
 			return d
 		}
 		d := *e
-		if e.Kind == Ref {
+		if e.Kind == grammar.Ref {
 			d.Rule = index[e.Rule]
 		}
 		if len(e.Subs) > 0 {
-			d.Subs = make([]*Expr, len(e.Subs))
+			d.Subs = make([]*grammar.Expr, len(e.Subs))
 			for i, s := range e.Subs {
 				d.Subs[i] = rewrite(s)
 			}
@@ -325,15 +282,15 @@ func jsPrune(g *Grammar) *Grammar {
 	return out
 }
 
-func jsKindName(k jsKind) string {
+func kindName(k kind) string {
 	return [...]string{"null", "a boolean", "a number", "a string", "an array", "an object"}[k]
 }
 
-// errorf returns an *Error for the keyword kw of the schema node at ptr.
-func (c *schemaCompiler) errorf(ptr, kw string, cause error, format string, args ...any) error {
+// errorf returns a *grammar.Error for the keyword kw of the schema node at ptr.
+func (c *compiler) errorf(ptr, kw string, cause error, format string, args ...any) error {
 	p := ptr
 	if kw != "" {
-		p += "/" + jsEscapePointer(kw)
+		p += "/" + escapePointer(kw)
 	}
 	if p == "" {
 		p = "#" // the root; the empty pointer would not be shown
@@ -342,25 +299,25 @@ func (c *schemaCompiler) errorf(ptr, kw string, cause error, format string, args
 	if kw != "" {
 		msg = kw + ": " + msg
 	}
-	return &Error{Source: "jsonschema", Pointer: p, Msg: msg, Err: cause}
+	return &grammar.Error{Source: "jsonschema", Pointer: p, Msg: msg, Err: cause}
 }
 
-func (c *schemaCompiler) limitf(ptr, kw, format string, args ...any) error {
-	return c.errorf(ptr, kw, ErrLimit, format, args...)
+func (c *compiler) limitf(ptr, kw, format string, args ...any) error {
+	return c.errorf(ptr, kw, grammar.ErrLimit, format, args...)
 }
 
 // unsupported reports a keyword that cannot be enforced: an error in strict
 // mode, a warning (and nil) in Lenient mode.
-func (c *schemaCompiler) unsupported(ptr, kw, format string, args ...any) error {
+func (c *compiler) unsupported(ptr, kw, format string, args ...any) error {
 	if c.opts.Lenient {
 		c.warn(ptr, kw, format+" (ignored)", args...)
 		return nil
 	}
-	return c.errorf(ptr, kw, ErrUnsupported, format, args...)
+	return c.errorf(ptr, kw, grammar.ErrUnsupported, format, args...)
 }
 
-func (c *schemaCompiler) warn(ptr, kw, format string, args ...any) {
-	p := ptr + "/" + jsEscapePointer(kw)
+func (c *compiler) warn(ptr, kw, format string, args ...any) {
+	p := ptr + "/" + escapePointer(kw)
 	for _, w := range c.warnings {
 		if w.Pointer == p && w.Keyword == kw {
 			return
@@ -369,31 +326,31 @@ func (c *schemaCompiler) warn(ptr, kw, format string, args ...any) {
 	c.warnings = append(c.warnings, Warning{Pointer: p, Keyword: kw, Msg: kw + ": " + fmt.Sprintf(format, args...)})
 }
 
-// newRule appends a rule, within the MaxRules limit, and returns its index.
-func (c *schemaCompiler) newRule(name string, body *Expr) (int, error) {
+// newRule appends a rule, within Limits.Rules, and returns its index.
+func (c *compiler) newRule(name string, body *grammar.Expr) (int, error) {
 	if err := c.tick(1); err != nil {
 		return 0, err
 	}
-	if len(c.rules) >= c.opts.MaxRules {
-		return 0, c.limitf("", "", "the grammar needs more than %d rules", c.opts.MaxRules)
+	if len(c.rules) >= c.opts.Limits.Rules {
+		return 0, c.limitf("", "", "the grammar needs more rules than Limits.Rules (%d)", c.opts.Limits.Rules)
 	}
 	return c.addRule(name, body), nil
 }
 
 // addRule appends a rule with a name made unique and returns its index.
-func (c *schemaCompiler) addRule(name string, body *Expr) int {
+func (c *compiler) addRule(name string, body *grammar.Expr) int {
 	if n := c.names[name]; n > 0 {
 		c.names[name] = n + 1
 		name = fmt.Sprintf("%s-%d", name, n+1)
 	} else {
 		c.names[name] = 1
 	}
-	c.rules = append(c.rules, Rule{Name: name, Body: body})
+	c.rules = append(c.rules, grammar.Rule{Name: name, Body: body})
 	return len(c.rules) - 1
 }
 
-// jsRuleName turns a JSON pointer into a rule name.
-func jsRuleName(ptr string) string {
+// ruleName turns a JSON pointer into a rule name.
+func ruleName(ptr string) string {
 	if ptr == "" {
 		return "root"
 	}
@@ -421,7 +378,7 @@ func jsRuleName(ptr string) string {
 // ruleFor returns the rule that matches the conjunction of schemas conj, or
 // -1 when no value satisfies it. Rules are shared by every conjunction with
 // the same normalized form.
-func (c *schemaCompiler) ruleFor(conj jsConj, name string) (int, error) {
+func (c *compiler) ruleFor(conj conj, name string) (int, error) {
 	if err := c.tick(1); err != nil {
 		return 0, err
 	}
@@ -434,7 +391,7 @@ func (c *schemaCompiler) ruleFor(conj jsConj, name string) (int, error) {
 		ptr = conj[0].ptr
 	}
 	if name == "" {
-		name = jsRuleName(ptr)
+		name = ruleName(ptr)
 	}
 	branches, err := c.conjDNF(conj, ptr)
 	if err != nil {
@@ -444,24 +401,24 @@ func (c *schemaCompiler) ruleFor(conj jsConj, name string) (int, error) {
 		c.conjRule[ck] = -1
 		return -1, nil
 	}
-	dk := jsBranchesKey(branches)
+	dk := branchesKey(branches)
 	if r, ok := c.ruleOf[dk]; ok {
 		c.conjRule[ck] = r
 		return r, nil
 	}
-	if jsIsAny(branches) && c.anyValue >= 0 {
+	if isAny(branches) && c.anyValue >= 0 {
 		c.conjRule[ck], c.ruleOf[dk] = c.anyValue, c.anyValue
 		return c.anyValue, nil
 	}
-	r, err := c.newRule(name, Eps())
+	r, err := c.newRule(name, grammar.Eps())
 	if err != nil {
 		return 0, err
 	}
 	c.conjRule[ck], c.ruleOf[dk] = r, r
 	c.depth++
 	defer func() { c.depth-- }()
-	if c.depth > c.opts.MaxDepth {
-		return 0, c.limitf(ptr, "", "subschemas nest deeper than %d levels", c.opts.MaxDepth)
+	if c.depth > c.opts.Limits.SchemaDepth {
+		return 0, c.limitf(ptr, "", "subschemas nest deeper than Limits.SchemaDepth (%d)", c.opts.Limits.SchemaDepth)
 	}
 	body, err := c.compileBranches(branches)
 	if err != nil {
@@ -471,7 +428,7 @@ func (c *schemaCompiler) ruleFor(conj jsConj, name string) (int, error) {
 		// Every branch turned out empty (for example a string whose
 		// minLength exceeds its maxLength).
 		c.conjRule[ck], c.ruleOf[dk] = -1, -1
-		c.rules[r].Body = &Expr{Kind: Alt}
+		c.rules[r].Body = &grammar.Expr{Kind: grammar.Alt}
 		return -1, nil
 	}
 	c.rules[r].Body = body
@@ -479,8 +436,8 @@ func (c *schemaCompiler) ruleFor(conj jsConj, name string) (int, error) {
 }
 
 // compileBranches compiles the alternatives of a normalized subschema.
-func (c *schemaCompiler) compileBranches(branches []*jsSchema) (*Expr, error) {
-	var alts []*Expr
+func (c *compiler) compileBranches(branches []*schema) (*grammar.Expr, error) {
+	var alts []*grammar.Expr
 	for _, s := range branches {
 		e, err := c.compileBranch(s)
 		if err != nil {
@@ -494,15 +451,15 @@ func (c *schemaCompiler) compileBranches(branches []*jsSchema) (*Expr, error) {
 }
 
 // compileBranch compiles one conjunctive schema: the union of its types.
-func (c *schemaCompiler) compileBranch(s *jsSchema) (*Expr, error) {
+func (c *compiler) compileBranch(s *schema) (*grammar.Expr, error) {
 	if err := c.checkNots(s); err != nil {
 		return nil, err
 	}
 	if s.hasEnum {
 		return c.compileEnum(s)
 	}
-	var alts []*Expr
-	add := func(e *Expr, err error) error {
+	var alts []*grammar.Expr
+	add := func(e *grammar.Expr, err error) error {
 		if err != nil {
 			return err
 		}
@@ -532,52 +489,52 @@ func (c *schemaCompiler) compileBranch(s *jsSchema) (*Expr, error) {
 		}
 	}
 	if s.types&jtBool != 0 {
-		if err := add(c.excludeLiterals(s, Or(Lit("true"), Lit("false")), jsBool)); err != nil {
+		if err := add(c.excludeLiterals(s, grammar.Or(grammar.Lit("true"), grammar.Lit("false")), kindBool)); err != nil {
 			return nil, err
 		}
 	}
 	if s.types&jtNull != 0 {
-		if err := add(c.excludeLiterals(s, Lit("null"), jsNull)); err != nil {
+		if err := add(c.excludeLiterals(s, grammar.Lit("null"), kindNull)); err != nil {
 			return nil, err
 		}
 	}
 	return c.or(alts...), nil
 }
 
-// jsCheckEvery is how many steps of work pass between two checks of the
+// checkEvery is how many steps of work pass between two checks of the
 // compile's context.
-const jsCheckEvery = 1024
+const checkEvery = 1024
 
-// tick counts n steps of work and, every jsCheckEvery of them, returns an
+// tick counts n steps of work and, every checkEvery of them, returns an
 // error wrapping the context's error once it is cancelled or past its
 // deadline.
-func (c *schemaCompiler) tick(n int) error {
+func (c *compiler) tick(n int) error {
 	c.work += n
-	if c.work < jsCheckEvery {
+	if c.work < checkEvery {
 		return nil
 	}
 	c.work = 0
 	if err := c.ctx.Err(); err != nil {
-		return &Error{Source: "jsonschema", Msg: "compilation stopped: " + err.Error(), Err: err}
+		return &grammar.Error{Source: "jsonschema", Msg: "compilation stopped: " + err.Error(), Err: err}
 	}
 	return nil
 }
 
 // Expression helpers that propagate nil as "matches nothing" and count size.
 
-func (c *schemaCompiler) count(n int) error {
+func (c *compiler) count(n int) error {
 	if err := c.tick(n); err != nil {
 		return err
 	}
 	c.exprSize += n
-	if c.exprSize > c.opts.MaxExprNodes {
-		return c.limitf("", "", "the grammar needs more than %d expression nodes", c.opts.MaxExprNodes)
+	if c.exprSize > c.opts.Limits.ExprNodes {
+		return c.limitf("", "", "the grammar needs more expression nodes than Limits.ExprNodes (%d)", c.opts.Limits.ExprNodes)
 	}
 	return nil
 }
 
 // or is Or without the empty alternatives (nil); nil when all are empty.
-func (c *schemaCompiler) or(alts ...*Expr) *Expr {
+func (c *compiler) or(alts ...*grammar.Expr) *grammar.Expr {
 	out := alts[:0:0]
 	for _, a := range alts {
 		if a != nil {
@@ -588,20 +545,20 @@ func (c *schemaCompiler) or(alts ...*Expr) *Expr {
 		return nil
 	}
 	c.exprSize += len(out)
-	return Or(out...)
+	return grammar.Or(out...)
 }
 
 // cat is Cat that is nil when a part is nil, and flattens nested sequences.
-func (c *schemaCompiler) cat(parts ...*Expr) *Expr {
-	out := make([]*Expr, 0, len(parts))
+func (c *compiler) cat(parts ...*grammar.Expr) *grammar.Expr {
+	out := make([]*grammar.Expr, 0, len(parts))
 	for _, p := range parts {
 		if p == nil {
 			return nil
 		}
 		switch p.Kind {
-		case Empty:
+		case grammar.Empty:
 			continue
-		case Seq:
+		case grammar.Seq:
 			out = append(out, p.Subs...)
 			continue
 		}
@@ -611,32 +568,32 @@ func (c *schemaCompiler) cat(parts ...*Expr) *Expr {
 	// Merge adjacent literals.
 	merged := out[:0]
 	for _, p := range out {
-		if n := len(merged); n > 0 && p.Kind == Bytes && merged[n-1].Kind == Bytes {
+		if n := len(merged); n > 0 && p.Kind == grammar.Bytes && merged[n-1].Kind == grammar.Bytes {
 			b := append(append([]byte(nil), merged[n-1].Bytes...), p.Bytes...)
-			merged[n-1] = &Expr{Kind: Bytes, Bytes: b}
+			merged[n-1] = &grammar.Expr{Kind: grammar.Bytes, Bytes: b}
 			continue
 		}
 		merged = append(merged, p)
 	}
-	return Cat(merged...)
+	return grammar.Cat(merged...)
 }
 
 // opt is e or nothing.
-func (c *schemaCompiler) opt(e *Expr) *Expr {
+func (c *compiler) opt(e *grammar.Expr) *grammar.Expr {
 	if e == nil {
-		return Eps()
+		return grammar.Eps()
 	}
-	return Rep(e, 0, 1)
+	return grammar.Rep(e, 0, 1)
 }
 
 // rep is Rep with nil handling: zero repetitions of nothing is the empty string.
-func (c *schemaCompiler) rep(e *Expr, lo, hi int) *Expr {
+func (c *compiler) rep(e *grammar.Expr, lo, hi int) *grammar.Expr {
 	if hi == 0 {
-		return Eps()
+		return grammar.Eps()
 	}
 	if e == nil {
 		if lo == 0 {
-			return Eps()
+			return grammar.Eps()
 		}
 		return nil
 	}
@@ -644,50 +601,50 @@ func (c *schemaCompiler) rep(e *Expr, lo, hi int) *Expr {
 		return e
 	}
 	c.exprSize++
-	return Rep(e, lo, hi)
+	return grammar.Rep(e, lo, hi)
 }
 
-// jsInlineRepeat is the largest count of a bounded repetition written out in
+// inlineRepeat is the largest count of a bounded repetition written out in
 // one rule; larger counts are split into chunks held by rules (bigRepeat).
-const jsInlineRepeat = 256
+const inlineRepeat = 256
 
 // bigRepeat matches e between min and max times (max < 0: unbounded). Counts
-// above jsInlineRepeat become chunks of a helper rule, so that no rule's
+// above inlineRepeat become chunks of a helper rule, so that no rule's
 // automaton has to count to the full bound: x{0,N} with N = q*B + r is
 // (X{0,q-1} x{0,B-1} | X{q} x{0,r}) where X ::= x{B}, which has bounded
 // ambiguity (the last chunk or the tail).
-func (c *schemaCompiler) bigRepeat(e *Expr, lo, hi int, name string) (*Expr, error) {
+func (c *compiler) bigRepeat(e *grammar.Expr, lo, hi int, name string) (*grammar.Expr, error) {
 	if hi >= 0 && hi < lo {
 		return nil, nil
 	}
-	if hi > c.opts.MaxRepeat || lo > c.opts.MaxRepeat {
-		return nil, c.limitf("", "", "a repetition count of %d is above the limit of %d", max(lo, hi), c.opts.MaxRepeat)
+	if hi > c.opts.Limits.Repeat || lo > c.opts.Limits.Repeat {
+		return nil, c.limitf("", "", "a repetition count of %d is above Limits.Repeat (%d)", max(lo, hi), c.opts.Limits.Repeat)
 	}
 	if e == nil {
 		return c.rep(nil, lo, hi), nil
 	}
-	if hi <= jsInlineRepeat && lo <= jsInlineRepeat {
+	if hi <= inlineRepeat && lo <= inlineRepeat {
 		return c.rep(e, lo, hi), nil
 	}
 	const chunk = 64
 	x, ok := c.chunkRules[e]
 	if !ok {
 		var err error
-		if x, err = c.newRule(name+"-chunk", Rep(e, chunk, chunk)); err != nil {
+		if x, err = c.newRule(name+"-chunk", grammar.Rep(e, chunk, chunk)); err != nil {
 			return nil, err
 		}
 		c.chunkRules[e] = x
 	}
-	X := Call(x)
+	X := grammar.Call(x)
 	// The fixed part: lo = a*chunk + b.
 	a, b := lo/chunk, lo%chunk
 	fixed := c.cat(c.rep(X, a, a), c.rep(e, b, b))
 	if hi < 0 {
-		return c.cat(fixed, Rep(e, 0, -1)), nil
+		return c.cat(fixed, grammar.Rep(e, 0, -1)), nil
 	}
 	n := hi - lo
 	q, r := n/chunk, n%chunk
-	var tail *Expr
+	var tail *grammar.Expr
 	if q == 0 {
 		tail = c.rep(e, 0, r)
 	} else {
@@ -700,44 +657,44 @@ func (c *schemaCompiler) bigRepeat(e *Expr, lo, hi int, name string) (*Expr, err
 }
 
 // setupWhitespace builds the expression placed between JSON tokens.
-func (c *schemaCompiler) setupWhitespace() error {
+func (c *compiler) setupWhitespace() error {
 	switch c.opts.Whitespace {
 	case WhitespaceCompact:
-		c.ws = Eps()
+		c.ws = grammar.Eps()
 	case WhitespacePattern:
 		re, err := syntax.Parse(c.opts.WhitespacePattern, syntax.Perl)
 		if err != nil {
-			return &Error{Source: "jsonschema", Msg: "whitespace pattern: " + err.Error(), Err: err}
+			return &grammar.Error{Source: "jsonschema", Msg: "whitespace pattern: " + err.Error(), Err: err}
 		}
-		e, err := RegexExpr(re.String())
+		e, err := grammar.RegexExpr(re.String(), c.opts.Limits)
 		if err != nil {
-			return &Error{Source: "jsonschema", Msg: "whitespace pattern: " + err.Error(), Err: err}
+			return &grammar.Error{Source: "jsonschema", Msg: "whitespace pattern: " + err.Error(), Err: err}
 		}
 		r, err := c.newRule("ws", e)
 		if err != nil {
 			return err
 		}
-		c.ws = Call(r)
+		c.ws = grammar.Call(r)
 	default:
-		body := Cat(
-			Rep(Or(Lit("\n"), Lit("\r\n")), 0, 1),
-			Rep(Chars(false, RuneRange{' ', ' '}, RuneRange{'\t', '\t'}), 0, c.opts.MaxIndent),
+		body := grammar.Cat(
+			grammar.Rep(grammar.Or(grammar.Lit("\n"), grammar.Lit("\r\n")), 0, 1),
+			grammar.Rep(grammar.Chars(false, grammar.RuneRange{Lo: ' ', Hi: ' '}, grammar.RuneRange{Lo: '\t', Hi: '\t'}), 0, c.opts.MaxIndent),
 		)
 		r, err := c.newRule("ws", body)
 		if err != nil {
 			return err
 		}
-		c.ws = Call(r)
+		c.ws = grammar.Call(r)
 	}
 	return nil
 }
 
 // anyValueRule returns the rule of any JSON value.
-func (c *schemaCompiler) anyValueRule() (int, error) {
+func (c *compiler) anyValueRule() (int, error) {
 	if c.anyValue >= 0 {
 		return c.anyValue, nil
 	}
-	val, err := c.newRule("value", Eps())
+	val, err := c.newRule("value", grammar.Eps())
 	if err != nil {
 		return 0, err
 	}
@@ -746,10 +703,10 @@ func (c *schemaCompiler) anyValueRule() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	ws, V, S := c.ws, Call(val), Call(str)
-	member := c.cat(S, ws, Lit(":"), ws, V)
-	obj := c.cat(Lit("{"), ws, c.opt(c.cat(member, Rep(c.cat(ws, Lit(","), ws, member), 0, -1), ws)), Lit("}"))
-	arr := c.cat(Lit("["), ws, c.opt(c.cat(V, Rep(c.cat(ws, Lit(","), ws, V), 0, -1), ws)), Lit("]"))
+	ws, V, S := c.ws, grammar.Call(val), grammar.Call(str)
+	member := c.cat(S, ws, grammar.Lit(":"), ws, V)
+	obj := c.cat(grammar.Lit("{"), ws, c.opt(c.cat(member, grammar.Rep(c.cat(ws, grammar.Lit(","), ws, member), 0, -1), ws)), grammar.Lit("}"))
+	arr := c.cat(grammar.Lit("["), ws, c.opt(c.cat(V, grammar.Rep(c.cat(ws, grammar.Lit(","), ws, V), 0, -1), ws)), grammar.Lit("]"))
 	objR, err := c.newRule("object", obj)
 	if err != nil {
 		return 0, err
@@ -758,17 +715,17 @@ func (c *schemaCompiler) anyValueRule() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	c.rules[val].Body = Or(Call(objR), Call(arrR), S, jsNumberExpr(), Lit("true"), Lit("false"), Lit("null"))
-	c.ruleOf[jsBranchesKey([]*jsSchema{jsUniversal()})] = val
+	c.rules[val].Body = grammar.Or(grammar.Call(objR), grammar.Call(arrR), S, numberExpr(), grammar.Lit("true"), grammar.Lit("false"), grammar.Lit("null"))
+	c.ruleOf[branchesKey([]*schema{universal()})] = val
 	return val, nil
 }
 
 // anyStringRule returns the rule of any JSON string, every escape allowed.
-func (c *schemaCompiler) anyStringRule() (int, error) {
+func (c *compiler) anyStringRule() (int, error) {
 	if c.anyStr >= 0 {
 		return c.anyStr, nil
 	}
-	r, err := c.newRule("string", Cat(Lit(`"`), Rep(jsAnyChar(), 0, -1), Lit(`"`)))
+	r, err := c.newRule("string", grammar.Cat(grammar.Lit(`"`), grammar.Rep(anyChar(), 0, -1), grammar.Lit(`"`)))
 	if err != nil {
 		return 0, err
 	}
@@ -777,70 +734,70 @@ func (c *schemaCompiler) anyStringRule() (int, error) {
 }
 
 // valueRef returns the expression for a value matching conj, or nil when none can.
-func (c *schemaCompiler) valueRef(conj jsConj, name string) (*Expr, error) {
+func (c *compiler) valueRef(conj conj, name string) (*grammar.Expr, error) {
 	if conj.isTrue() {
 		r, err := c.anyValueRule()
-		return Call(r), err
+		return grammar.Call(r), err
 	}
 	r, err := c.ruleFor(conj, name)
 	if err != nil || r < 0 {
 		return nil, err
 	}
-	return Call(r), nil
+	return grammar.Call(r), nil
 }
 
 // literal returns the expression for the JSON value v, with whitespace allowed
 // inside objects and arrays.
-func (c *schemaCompiler) literal(v *jsNode) *Expr {
+func (c *compiler) literal(v *node) *grammar.Expr {
 	switch v.kind {
-	case jsNull:
-		return Lit("null")
-	case jsBool:
+	case kindNull:
+		return grammar.Lit("null")
+	case kindBool:
 		if v.b {
-			return Lit("true")
+			return grammar.Lit("true")
 		}
-		return Lit("false")
-	case jsNumber:
-		forms := []*Expr{Lit(v.str)}
+		return grammar.Lit("false")
+	case kindNumber:
+		forms := []*grammar.Expr{grammar.Lit(v.str)}
 		if r := v.num(); r.IsInt() && r.Num().String() != v.str {
-			forms = append(forms, Lit(r.Num().String()))
+			forms = append(forms, grammar.Lit(r.Num().String()))
 		}
-		return Or(forms...)
-	case jsString:
-		return Lit(jsQuote(v.str))
-	case jsArray:
-		parts := []*Expr{Lit("["), c.ws}
+		return grammar.Or(forms...)
+	case kindString:
+		return grammar.Lit(quote(v.str))
+	case kindArray:
+		parts := []*grammar.Expr{grammar.Lit("["), c.ws}
 		for i, e := range v.elems {
 			if i > 0 {
-				parts = append(parts, c.ws, Lit(","), c.ws)
+				parts = append(parts, c.ws, grammar.Lit(","), c.ws)
 			}
 			parts = append(parts, c.literal(e))
 		}
 		if len(v.elems) > 0 {
 			parts = append(parts, c.ws)
 		}
-		return c.cat(append(parts, Lit("]"))...)
+		return c.cat(append(parts, grammar.Lit("]"))...)
 	}
-	parts := []*Expr{Lit("{"), c.ws}
+	parts := []*grammar.Expr{grammar.Lit("{"), c.ws}
 	for i, k := range v.keys {
 		if i > 0 {
-			parts = append(parts, c.ws, Lit(","), c.ws)
+			parts = append(parts, c.ws, grammar.Lit(","), c.ws)
 		}
-		parts = append(parts, Lit(jsQuote(k)), c.ws, Lit(":"), c.ws, c.literal(v.vals[i]))
+		parts = append(parts, grammar.Lit(quote(k)), c.ws, grammar.Lit(":"), c.ws, c.literal(v.vals[i]))
 	}
 	if len(v.keys) > 0 {
 		parts = append(parts, c.ws)
 	}
-	return c.cat(append(parts, Lit("}"))...)
+	return c.cat(append(parts, grammar.Lit("}"))...)
 }
 
 // compileEnum compiles a schema with enum or const: the listed values that
 // satisfy the rest of the schema, each as a literal.
-func (c *schemaCompiler) compileEnum(s *jsSchema) (*Expr, error) {
-	if len(s.enum) > c.opts.MaxEnum {
-		return nil, c.limitf(s.enumPtr, "enum", "%d values, more than the limit of %d", len(s.enum), c.opts.MaxEnum)
+func (c *compiler) compileEnum(s *schema) (*grammar.Expr, error) {
+	if len(s.enum) > c.opts.Limits.Enum {
+		return nil, c.limitf(s.enumPtr, "enum", "%d values, more than Limits.Enum (%d)", len(s.enum), c.opts.Limits.Enum)
 	}
-	var alts []*Expr
+	var alts []*grammar.Expr
 	seen := map[string]bool{}
 	for _, v := range s.enum {
 		ok, err := c.validate(s, v)
@@ -851,7 +808,7 @@ func (c *schemaCompiler) compileEnum(s *jsSchema) (*Expr, error) {
 			continue
 		}
 		var b strings.Builder
-		jsCompact(&b, v)
+		compact(&b, v)
 		if seen[b.String()] {
 			continue
 		}

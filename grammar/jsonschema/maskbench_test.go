@@ -1,4 +1,4 @@
-package grammar_test
+package jsonschema_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/oracle"
 	"github.com/reinlm/rein/pda"
@@ -51,7 +52,7 @@ const maskBenchInstanceCap = 4 << 10
 
 // runMaskBenchFile compiles one MaskBench schema and checks its instances,
 // serialized compactly with keys in document order.
-func runMaskBenchFile(path string, opts grammar.SchemaOptions) maskBenchResult {
+func runMaskBenchFile(path string, opts jsonschema.Options) maskBenchResult {
 	res := maskBenchResult{name: filepath.Base(path)}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -63,7 +64,7 @@ func runMaskBenchFile(path string, opts grammar.SchemaOptions) maskBenchResult {
 		res.compile = err
 		return res
 	}
-	g, _, err := grammar.FromJSONSchema(f.Schema, opts)
+	g, _, err := jsonschema.Compile(f.Schema, opts)
 	if err != nil {
 		res.compile = err
 		return res
@@ -111,7 +112,7 @@ func truncate(s string, n int) string {
 }
 
 // runMaskBench runs the files on all cores and returns the results in file order.
-func runMaskBench(files []string, opts grammar.SchemaOptions) []maskBenchResult {
+func runMaskBench(files []string, opts jsonschema.Options) []maskBenchResult {
 	out := make([]maskBenchResult, len(files))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -158,15 +159,15 @@ func TestJSONSchemaMaskBench(t *testing.T) {
 	for i := 0; i < len(files); i += step {
 		sample = append(sample, files[i])
 	}
-	opts := grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact}
+	opts := jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact}
 	if os.Getenv("REIN_MASKBENCH_WS") == "flexible" {
-		opts.Whitespace = grammar.WhitespaceFlexible
+		opts.Whitespace = jsonschema.WhitespaceFlexible
 	}
 	if os.Getenv("REIN_MASKBENCH_LENIENT") == "1" {
 		opts.Lenient = true
 	}
 	if os.Getenv("REIN_MASKBENCH_ORDER") == "any" {
-		opts.Order = grammar.OrderAny
+		opts.Order = jsonschema.OrderAny
 	}
 	start := time.Now()
 	results := runMaskBench(sample, opts)
@@ -249,8 +250,8 @@ func TestJSONSchemaMaskBenchFile(t *testing.T) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatal(err)
 	}
-	opts := grammar.SchemaOptions{Whitespace: grammar.WhitespaceCompact, Lenient: os.Getenv("REIN_MASKBENCH_LENIENT") == "1"}
-	g, warns, err := grammar.FromJSONSchema(f.Schema, opts)
+	opts := jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, Lenient: os.Getenv("REIN_MASKBENCH_LENIENT") == "1"}
+	g, warns, err := jsonschema.Compile(f.Schema, opts)
 	t.Logf("warnings: %v", warns)
 	if err != nil {
 		t.Fatal(err)

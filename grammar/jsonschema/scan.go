@@ -1,12 +1,14 @@
-package grammar
+package jsonschema
 
 import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reinlm/rein/grammar"
 )
 
-// jsScan checks the sizes of a schema document in one pass over its bytes,
+// scan checks the sizes of a schema document in one pass over its bytes,
 // before anything is allocated for it and before the JSON parser (which
 // recurses once per nesting level) sees it: the total size, the nesting of
 // arrays and objects, the length of every string and key, the digits of every
@@ -15,8 +17,8 @@ import (
 // document (empty for the root).
 func (ix *schemaIndex) scan(data []byte, ptr string) error {
 	o := &ix.c.opts
-	if len(data) > o.MaxSchemaBytes {
-		return ix.c.limitf(ptr, "", "the schema document has %d bytes, more than the limit of %d", len(data), o.MaxSchemaBytes)
+	if len(data) > o.Limits.SchemaBytes {
+		return ix.c.limitf(ptr, "", "the schema document has %d bytes, more than Limits.SchemaBytes (%d)", len(data), o.Limits.SchemaBytes)
 	}
 	if !utf8.Valid(data) {
 		off := 0
@@ -48,7 +50,7 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 		for _, f := range frames {
 			b.WriteByte('/')
 			if f.object {
-				b.WriteString(jsEscapePointer(f.key))
+				b.WriteString(escapePointer(f.key))
 			} else {
 				b.WriteString(strconv.Itoa(f.index))
 			}
@@ -58,8 +60,8 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 	for i := 0; i < len(data); i++ {
 		switch b := data[i]; {
 		case b == '[' || b == '{':
-			if len(open) >= o.MaxDepth {
-				return ix.c.limitf(at(false), "", "the schema document nests deeper than %d levels", o.MaxDepth)
+			if len(open) >= o.Limits.SchemaDepth {
+				return ix.c.limitf(at(false), "", "the schema document nests deeper than Limits.SchemaDepth (%d)", o.Limits.SchemaDepth)
 			}
 			open = append(open, frame{object: b == '{', wantKey: b == '{'})
 		case b == ']' || b == '}':
@@ -83,21 +85,21 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 				}
 			}
 			isKey := len(open) > 0 && open[len(open)-1].wantKey
-			what, limit := "string", o.MaxStringBytes
+			what, field, limit := "string", "SchemaStringBytes", o.Limits.SchemaStringBytes
 			if isKey {
-				what, limit = "key", o.MaxKeyBytes
+				what, field, limit = "key", "SchemaKeyBytes", o.Limits.SchemaKeyBytes
 			}
 			if n := i - start - 1; n > limit {
-				return ix.c.limitf(at(isKey), "", "a %s of %d bytes, more than the limit of %d", what, n, limit)
+				return ix.c.limitf(at(isKey), "", "a %s of %d bytes, more than Limits.%s (%d)", what, n, field, limit)
 			}
 			if isKey {
 				// The key as written (escapes left as they are), for
 				// naming places only.
 				open[len(open)-1].key = string(data[start+1 : min(i, len(data))])
 			}
-			if v, ok := jsLoneSurrogate(data[start:min(i, len(data))]); ok {
+			if v, ok := loneSurrogate(data[start:min(i, len(data))]); ok {
 				if isKey {
-					return ix.c.errorf(at(true), "", ErrUnsupported, "the key holds the lone surrogate \\u%04x, which is not a character", v)
+					return ix.c.errorf(at(true), "", grammar.ErrUnsupported, "the key holds the lone surrogate \\u%04x, which is not a character", v)
 				}
 				ix.lone = true
 			}
@@ -108,8 +110,8 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 					digits++
 				}
 			}
-			if digits > o.MaxNumberDigits {
-				return ix.c.limitf(at(false), "", "a number of %d digits (%.20s...), more than the limit of %d", digits, data[start:], o.MaxNumberDigits)
+			if digits > o.Limits.SchemaNumberDigits {
+				return ix.c.limitf(at(false), "", "a number of %d digits (%.20s...), more than Limits.SchemaNumberDigits (%d)", digits, data[start:], o.Limits.SchemaNumberDigits)
 			}
 			i-- // the loop steps past the number's last byte
 		}
@@ -117,21 +119,21 @@ func (ix *schemaIndex) scan(data []byte, ptr string) error {
 	return nil
 }
 
-// jsLoneSurrogate returns the first lone UTF-16 surrogate that a string's
+// loneSurrogate returns the first lone UTF-16 surrogate that a string's
 // raw text (from its opening quote) spells with \u escapes, if any.
-func jsLoneSurrogate(raw []byte) (rune, bool) {
+func loneSurrogate(raw []byte) (rune, bool) {
 	for i := 0; i < len(raw); i++ {
 		if raw[i] != '\\' {
 			continue
 		}
-		v, ok := jsHexEscape(raw, i)
+		v, ok := hexEscape(raw, i)
 		if !ok {
 			i++ // the escaped character
 			continue
 		}
 		switch {
 		case v >= 0xD800 && v <= 0xDBFF:
-			if w, ok := jsHexEscape(raw, i+6); ok && w >= 0xDC00 && w <= 0xDFFF {
+			if w, ok := hexEscape(raw, i+6); ok && w >= 0xDC00 && w <= 0xDFFF {
 				i += 11
 				continue
 			}
@@ -145,8 +147,8 @@ func jsLoneSurrogate(raw []byte) (rune, bool) {
 	return 0, false
 }
 
-// jsHexEscape reads the \uXXXX escape at raw[i:].
-func jsHexEscape(raw []byte, i int) (rune, bool) {
+// hexEscape reads the \uXXXX escape at raw[i:].
+func hexEscape(raw []byte, i int) (rune, bool) {
 	if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
 		return 0, false
 	}
@@ -166,11 +168,11 @@ func jsHexEscape(raw []byte, i int) (rune, bool) {
 	return v, true
 }
 
-// jsDecodeLone decodes a JSON string's raw text (quotes included) that
+// decodeLone decodes a JSON string's raw text (quotes included) that
 // holds lone surrogates: each becomes its three-byte generalized UTF-8 form
-// (WTF-8), which no valid UTF-8 text contains, so that jsQuote can spell it
+// (WTF-8), which no valid UTF-8 text contains, so that quote can spell it
 // back as the escape and nothing confuses it with U+FFFD.
-func jsDecodeLone(raw string) string {
+func decodeLone(raw string) string {
 	b := []byte(raw)
 	if len(b) >= 2 {
 		b = b[1 : len(b)-1]
@@ -194,14 +196,14 @@ func jsDecodeLone(raw string) string {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			v, ok := jsHexEscape(b, i-1)
+			v, ok := hexEscape(b, i-1)
 			if !ok {
 				out = append(out, b[i])
 				continue
 			}
 			i += 4
 			if v >= 0xD800 && v <= 0xDBFF {
-				if w, ok := jsHexEscape(b, i+1); ok && w >= 0xDC00 && w <= 0xDFFF {
+				if w, ok := hexEscape(b, i+1); ok && w >= 0xDC00 && w <= 0xDFFF {
 					out = utf8.AppendRune(out, 0x10000+(v-0xD800)<<10+(w-0xDC00))
 					i += 6
 					continue
@@ -219,8 +221,8 @@ func jsDecodeLone(raw string) string {
 	return string(out)
 }
 
-// jsSurrogateAt returns the lone surrogate whose WTF-8 form starts s.
-func jsSurrogateAt(s string) (rune, bool) {
+// surrogateAt returns the lone surrogate whose WTF-8 form starts s.
+func surrogateAt(s string) (rune, bool) {
 	if len(s) < 3 || s[0] != 0xED || s[1] < 0xA0 || s[1] > 0xBF || s[2]&0xC0 != 0x80 {
 		return 0, false
 	}
@@ -231,9 +233,9 @@ func jsSurrogateAt(s string) (rune, bool) {
 // of const and enum (and annotations): only there does the grammar use them
 // as whole literals, spelled with their escapes; patterns, formats, names
 // and the like are matched as text, which they are not.
-func (ix *schemaIndex) checkLone(root *jsNode) error {
+func (ix *schemaIndex) checkLone(root *node) error {
 	type item struct {
-		n      *jsNode
+		n      *node
 		schema bool
 	}
 	stack := []item{{root, true}}
@@ -242,30 +244,30 @@ func (ix *schemaIndex) checkLone(root *jsNode) error {
 		stack = stack[:len(stack)-1]
 		n := it.n
 		switch {
-		case n.kind == jsString && n.lone:
-			v, _ := jsLoneSurrogate([]byte(jsQuote(n.str)))
-			return ix.c.errorf(n.ptr, "", ErrUnsupported, "the string holds the lone surrogate \\u%04x, which is not a character (allowed only in const and enum)", v)
-		case n.kind == jsArray:
+		case n.kind == kindString && n.lone:
+			v, _ := loneSurrogate([]byte(quote(n.str)))
+			return ix.c.errorf(n.ptr, "", grammar.ErrUnsupported, "the string holds the lone surrogate \\u%04x, which is not a character (allowed only in const and enum)", v)
+		case n.kind == kindArray:
 			for _, e := range n.elems {
 				stack = append(stack, item{e, false})
 			}
-		case n.kind == jsObject:
+		case n.kind == kindObject:
 			for i, k := range n.keys {
 				v := n.vals[i]
 				switch {
 				case !it.schema:
 					stack = append(stack, item{v, false})
-				case k == "const" || k == "enum" || jsAnnotations[k]:
-				case jsSchemaMaps[k] && v.kind == jsObject:
+				case k == "const" || k == "enum" || annotations[k]:
+				case schemaMaps[k] && v.kind == kindObject:
 					for _, e := range v.vals {
 						stack = append(stack, item{e, true})
 					}
-				case jsSchemaLists[k] && v.kind == jsArray:
+				case schemaLists[k] && v.kind == kindArray:
 					for _, e := range v.elems {
 						stack = append(stack, item{e, true})
 					}
 				default:
-					stack = append(stack, item{v, jsSchemaOne[k]})
+					stack = append(stack, item{v, schemaOne[k]})
 				}
 			}
 		}

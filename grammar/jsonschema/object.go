@@ -1,9 +1,12 @@
-package grammar
+package jsonschema
 
 import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+
+	"github.com/reinlm/rein/grammar"
 )
 
 // Objects. Declared properties come in declared order, each optional unless
@@ -16,55 +19,55 @@ import (
 // declared name (their values would then be checked against the wrong
 // schema); keys use the canonical spelling so that this exclusion is exact.
 
-// jsObjItem is one declared property of an object branch.
-type jsObjItem struct {
+// objItem is one declared property of an object branch.
+type objItem struct {
 	name     string
-	kv       *Expr // "name" ws ":" ws value; nil when the property is forbidden
+	kv       *grammar.Expr // "name" ws ":" ws value; nil when the property is forbidden
 	required bool
 }
 
-// jsExtra is one region of undeclared keys: the key contents and the value.
-type jsExtra struct {
-	key   *Expr
-	value *Expr
+// extra is one region of undeclared keys: the key contents and the value.
+type extra struct {
+	key   *grammar.Expr
+	value *grammar.Expr
 }
 
-func (c *schemaCompiler) compileObject(s *jsSchema) (*Expr, error) {
+func (c *compiler) compileObject(s *schema) (*grammar.Expr, error) {
 	if s.maxProps >= 0 && s.minProps > s.maxProps {
 		return nil, nil
 	}
 	ws := c.ws
-	colon := c.cat(ws, Lit(":"), ws)
+	colon := c.cat(ws, grammar.Lit(":"), ws)
 	// Declared properties, then required names declared nowhere.
-	props := append([]jsProp(nil), s.props...)
+	props := append([]prop(nil), s.props...)
 	for _, r := range s.required {
 		if s.prop(r) < 0 {
 			cj, err := c.groupConj(s, r)
 			if err != nil {
 				return nil, err
 			}
-			props = append(props, jsProp{name: r, conj: cj})
+			props = append(props, prop{name: r, conj: cj})
 		}
 	}
 	names := make([]string, len(props))
-	items := make([]jsObjItem, 0, len(props))
+	items := make([]objItem, 0, len(props))
 	for i, p := range props {
 		names[i] = p.name
-		item := jsObjItem{name: p.name, required: s.isRequired(p.name)}
+		item := objItem{name: p.name, required: s.isRequired(p.name)}
 		ok := true
 		if !s.propNames.isTrue() {
 			var err error
-			if ok, err = c.validateConj(s.propNames, &jsNode{kind: jsString, str: p.name}); err != nil {
+			if ok, err = c.validateConj(s.propNames, &node{kind: kindString, str: p.name}); err != nil {
 				return nil, err
 			}
 		}
 		if ok && !p.conj.isFalse() {
-			v, err := c.valueRef(p.conj, jsRuleName(s.ptr+"/properties/"+jsEscapePointer(p.name)))
+			v, err := c.valueRef(p.conj, ruleName(s.ptr+"/properties/"+escapePointer(p.name)))
 			if err != nil {
 				return nil, err
 			}
 			if v != nil {
-				item.kv = c.cat(Lit(jsQuote(p.name)), colon, v)
+				item.kv = c.cat(grammar.Lit(quote(p.name)), colon, v)
 			}
 		}
 		if item.kv == nil && item.required {
@@ -73,15 +76,15 @@ func (c *schemaCompiler) compileObject(s *jsSchema) (*Expr, error) {
 		items = append(items, item)
 	}
 	extras, err := c.objectExtras(s, names)
-	if errors.Is(err, errJSIgnore) {
+	if errors.Is(err, errIgnore) {
 		// Lenient: undeclared keys take any value.
-		extras, err = c.objectExtras(&jsSchema{}, names)
+		extras, err = c.objectExtras(&schema{}, names)
 	}
 	if err != nil {
 		return nil, err
 	}
-	var extra *Expr
-	var alts []*Expr
+	var extra *grammar.Expr
+	var alts []*grammar.Expr
 	for _, x := range extras {
 		alts = append(alts, c.cat(x.key, colon, x.value))
 	}
@@ -93,9 +96,9 @@ func (c *schemaCompiler) compileObject(s *jsSchema) (*Expr, error) {
 }
 
 // objectExtras returns the regions of undeclared keys and their values.
-func (c *schemaCompiler) objectExtras(s *jsSchema, declared []string) ([]jsExtra, error) {
+func (c *compiler) objectExtras(s *schema, declared []string) ([]extra, error) {
 	// Keys also restricted by propertyNames.
-	var pn *jsRDFA
+	var pn *runeDFA
 	if !s.propNames.isTrue() {
 		d, ok, err := c.propertyNamesDFA(s)
 		if err != nil {
@@ -105,53 +108,53 @@ func (c *schemaCompiler) objectExtras(s *jsSchema, declared []string) ([]jsExtra
 			pn = d
 		}
 	}
-	var pats []jsPatProp
+	var pats []patProp
 	for _, g := range s.groups {
 		pats = append(pats, g.pats...)
 	}
 	if len(pats) == 0 && pn == nil {
 		// One region: every key but the declared ones.
-		var conj jsConj
+		var conj conj
 		for _, g := range s.groups {
 			conj = conj.and(g.addl...)
 		}
 		if conj.isFalse() {
 			return nil, nil
 		}
-		v, err := c.valueRef(conj, jsRuleName(s.ptr+"/additionalProperties"))
+		v, err := c.valueRef(conj, ruleName(s.ptr+"/additionalProperties"))
 		if err != nil || v == nil {
 			return nil, err
 		}
-		key, err := c.keyRule("key:"+strings.Join(declared, "\x00"), func() (*Expr, error) { return c.keyExcluding(s.ptr, declared) })
+		key, err := c.keyRule("key:"+strings.Join(declared, "\x00"), func() (*grammar.Expr, error) { return c.keyExcluding(s.ptr, declared) })
 		if err != nil {
 			return nil, err
 		}
-		return []jsExtra{{key, v}}, nil
+		return []extra{{key, v}}, nil
 	}
 	if len(pats) > 8 {
 		return nil, c.unsupportedE(s.ptr, "patternProperties", "more than 8 patterns on one object cannot be combined")
 	}
 	// Regions by the subset of patterns that match the key.
-	var dfas []*jsRDFA
+	var dfas []*runeDFA
 	for _, pp := range pats {
 		jp, err := c.pattern(pp.pat, "patternProperties")
 		if err != nil {
 			return nil, err
 		}
-		d, err := jsSearchDFA(jp.re)
+		d, err := searchDFA(jp.re)
 		if err != nil {
 			return nil, c.unsupportedE(pp.pat.ptr, "patternProperties", "pattern %q: %v", pp.pat.val, err)
 		}
 		dfas = append(dfas, d)
 	}
-	base := jsLiteralsDFA(declared).complement()
+	base := literalsDFA(declared).complement()
 	if pn != nil {
 		var err error
 		if base, err = base.intersect(pn); err != nil {
 			return nil, c.unsupportedE(s.ptr, "propertyNames", "%v", err)
 		}
 	}
-	var out []jsExtra
+	var out []extra
 	for mask := 0; mask < 1<<len(pats); mask++ {
 		region := base
 		var err error
@@ -171,7 +174,7 @@ func (c *schemaCompiler) objectExtras(s *jsSchema, declared []string) ([]jsExtra
 		}
 		// The value schema: for every group, the schemas of its matching
 		// patterns, or its additionalProperties when none matches.
-		var conj jsConj
+		var conj conj
 		k := 0
 		for _, g := range s.groups {
 			matched := false
@@ -189,58 +192,58 @@ func (c *schemaCompiler) objectExtras(s *jsSchema, declared []string) ([]jsExtra
 		if conj.isFalse() {
 			continue
 		}
-		v, err := c.valueRef(conj, jsRuleName(s.ptr+"/patternProperties"))
+		v, err := c.valueRef(conj, ruleName(s.ptr+"/patternProperties"))
 		if err != nil {
 			return nil, err
 		}
 		if v == nil {
 			continue
 		}
-		key, err := c.keyRule(region.String(), func() (*Expr, error) { return c.dfaExpr(region) })
+		key, err := c.keyRule(region.String(), func() (*grammar.Expr, error) { return c.dfaExpr(region) })
 		if err != nil {
-			if errors.Is(err, errJSAutomatonSize) {
+			if errors.Is(err, errAutomatonSize) {
 				return nil, c.unsupportedE(s.ptr, "patternProperties", "the key pattern needs too large an expression")
 			}
 			return nil, err
 		}
-		out = append(out, jsExtra{key, v})
+		out = append(out, extra{key, v})
 	}
 	return out, nil
 }
 
 // keyRule returns a call to the rule of a quoted key whose contents body
 // builds, shared by every object with the same key language (id).
-func (c *schemaCompiler) keyRule(id string, body func() (*Expr, error)) (*Expr, error) {
+func (c *compiler) keyRule(id string, body func() (*grammar.Expr, error)) (*grammar.Expr, error) {
 	if r, ok := c.keyRules[id]; ok {
-		return Call(r), nil
+		return grammar.Call(r), nil
 	}
 	e, err := body()
 	if err != nil || e == nil {
 		return nil, err
 	}
-	r, err := c.newRule("key", c.cat(Lit(`"`), e, Lit(`"`)))
+	r, err := c.newRule("key", c.cat(grammar.Lit(`"`), e, grammar.Lit(`"`)))
 	if err != nil {
 		return nil, err
 	}
 	c.keyRules[id] = r
-	return Call(r), nil
+	return grammar.Call(r), nil
 }
 
 // propertyNamesDFA returns the automaton of the key strings propertyNames
 // allows (ok false: it constrains nothing).
-func (c *schemaCompiler) propertyNamesDFA(s *jsSchema) (*jsRDFA, bool, error) {
+func (c *compiler) propertyNamesDFA(s *schema) (*runeDFA, bool, error) {
 	bs, err := c.conjDNF(s.propNames, s.ptr)
 	if err != nil {
 		return nil, false, err
 	}
-	var union *jsRDFA // as the complement of the union, built by intersection
+	var union *runeDFA // as the complement of the union, built by intersection
 	for _, b := range bs {
 		if b.types&jtString == 0 {
 			continue
 		}
 		d, err := c.stringDFA(b)
 		if err != nil {
-			if errors.Is(err, errJSAutomatonSize) {
+			if errors.Is(err, errAutomatonSize) {
 				return nil, false, c.unsupportedE(s.ptr, "propertyNames", "the key constraints need too large an automaton")
 			}
 			return nil, false, err
@@ -253,7 +256,7 @@ func (c *schemaCompiler) propertyNamesDFA(s *jsSchema) (*jsRDFA, bool, error) {
 		}
 	}
 	if union == nil {
-		return jsLiteralsDFA(nil), true, nil
+		return literalsDFA(nil), true, nil
 	}
 	return union.complement(), true, nil
 }
@@ -262,13 +265,13 @@ func (c *schemaCompiler) propertyNamesDFA(s *jsSchema) (*jsRDFA, bool, error) {
 // trie of the names in which every other character leads to "anything".
 // The continuations are shared rules, and the subtrees of large tries rules
 // of their own, so that thousands of names stay small automata.
-func (c *schemaCompiler) keyExcluding(ptr string, names []string) (*Expr, error) {
+func (c *compiler) keyExcluding(ptr string, names []string) (*grammar.Expr, error) {
 	// Names come from properties, whose keys the scan bounded, but also
 	// from required and the like, which are strings: bound them as keys
 	// before they cost a trie node per character.
 	for _, n := range names {
-		if len(n) > c.opts.MaxKeyBytes {
-			return nil, c.limitf(ptr, "", "a property name of %d bytes is longer than MaxKeyBytes (%d)", len(n), c.opts.MaxKeyBytes)
+		if len(n) > c.opts.Limits.SchemaKeyBytes {
+			return nil, c.limitf(ptr, "", "a property name of %d bytes is longer than Limits.SchemaKeyBytes (%d)", len(n), c.opts.Limits.SchemaKeyBytes)
 		}
 	}
 	type node struct {
@@ -277,7 +280,7 @@ func (c *schemaCompiler) keyExcluding(ptr string, names []string) (*Expr, error)
 		order    []rune
 		size     int
 		height   int // nesting of expr, below the rules it calls
-		expr     *Expr
+		expr     *grammar.Expr
 	}
 	root := &node{children: map[rune]*node{}}
 	for _, n := range names {
@@ -299,7 +302,7 @@ func (c *schemaCompiler) keyExcluding(ptr string, names []string) (*Expr, error)
 		cur.end = true
 	}
 	// The nodes in post-order (children before their parent), walked with
-	// an explicit stack: names may be as long as MaxStringBytes.
+	// an explicit stack: names may be as long as Limits.SchemaStringBytes.
 	var post []*node
 	stack := []*node{root}
 	for len(stack) > 0 {
@@ -320,29 +323,29 @@ func (c *schemaCompiler) keyExcluding(ptr string, names []string) (*Expr, error)
 		}
 	}
 	total := root.size
-	rest, err := c.sharedRule("key-rest", func() *Expr { return Rep(c.charSet(jsUniverse), 0, -1) })
+	rest, err := c.sharedRule("key-rest", func() *grammar.Expr { return grammar.Rep(c.charSet(universe), 0, -1) })
 	if err != nil {
 		return nil, err
 	}
-	nonASCII := jsIntersectRanges(jsUniverse, []RuneRange{{0x80, maxRune}})
-	nonASCIIRest, err := c.sharedRule("key-rest-nonascii", func() *Expr { return c.cat(c.charSet(nonASCII), rest) })
+	nonASCII := intersectRanges(universe, []grammar.RuneRange{{Lo: 0x80, Hi: unicode.MaxRune}})
+	nonASCIIRest, err := c.sharedRule("key-rest-nonascii", func() *grammar.Expr { return c.cat(c.charSet(nonASCII), rest) })
 	if err != nil {
 		return nil, err
 	}
 	for _, n := range post {
 		if len(n.order) == 0 && !n.end {
-			n.expr = c.opt(c.cat(c.charSet(jsUniverse), rest))
+			n.expr = c.opt(c.cat(c.charSet(universe), rest))
 			continue
 		}
-		var alts []*Expr
+		var alts []*grammar.Expr
 		if !n.end {
-			alts = append(alts, Eps())
+			alts = append(alts, grammar.Eps())
 		}
-		ascii := []RuneRange{{0, 0x7F}}
+		ascii := []grammar.RuneRange{{Lo: 0, Hi: 0x7F}}
 		others := nonASCII
 		for _, r := range n.order {
-			ascii = jsSubtractRange(ascii, r)
-			others = jsSubtractRange(others, r)
+			ascii = subtractRange(ascii, r)
+			others = subtractRange(others, r)
 		}
 		if e := c.charSet(ascii); e != nil {
 			alts = append(alts, c.cat(e, rest))
@@ -363,11 +366,11 @@ func (c *schemaCompiler) keyExcluding(ptr string, names []string) (*Expr, error)
 				if err != nil {
 					return nil, err
 				}
-				e = Call(r)
+				e = grammar.Call(r)
 			} else {
 				n.height = max(n.height, child.height+1)
 			}
-			alts = append(alts, c.cat(c.charSet([]RuneRange{{r, r}}), e))
+			alts = append(alts, c.cat(c.charSet([]grammar.RuneRange{{Lo: r, Hi: r}}), e))
 		}
 		n.expr = c.or(alts...)
 	}
@@ -375,40 +378,40 @@ func (c *schemaCompiler) keyExcluding(ptr string, names []string) (*Expr, error)
 }
 
 // sharedRule returns a call to the rule named name, made once with body.
-func (c *schemaCompiler) sharedRule(name string, body func() *Expr) (*Expr, error) {
+func (c *compiler) sharedRule(name string, body func() *grammar.Expr) (*grammar.Expr, error) {
 	if r, ok := c.escRules[name]; ok {
-		return Call(r), nil
+		return grammar.Call(r), nil
 	}
-	r, err := c.newRule(name, Eps())
+	r, err := c.newRule(name, grammar.Eps())
 	if err != nil {
 		return nil, err
 	}
 	c.escRules[name] = r
 	c.rules[r].Body = body()
-	return Call(r), nil
+	return grammar.Call(r), nil
 }
 
-func jsSubtractRange(rs []RuneRange, x rune) []RuneRange {
-	var out []RuneRange
+func subtractRange(rs []grammar.RuneRange, x rune) []grammar.RuneRange {
+	var out []grammar.RuneRange
 	for _, r := range rs {
 		if x < r.Lo || x > r.Hi {
 			out = append(out, r)
 			continue
 		}
 		if r.Lo < x {
-			out = append(out, RuneRange{r.Lo, x - 1})
+			out = append(out, grammar.RuneRange{Lo: r.Lo, Hi: x - 1})
 		}
 		if x < r.Hi {
-			out = append(out, RuneRange{x + 1, r.Hi})
+			out = append(out, grammar.RuneRange{Lo: x + 1, Hi: r.Hi})
 		}
 	}
 	return out
 }
 
 // objectDeclared assembles an object with declared properties in order.
-func (c *schemaCompiler) objectDeclared(s *jsSchema, items []jsObjItem, extra *Expr) (*Expr, error) {
+func (c *compiler) objectDeclared(s *schema, items []objItem, extra *grammar.Expr) (*grammar.Expr, error) {
 	ws := c.ws
-	sep := c.cat(ws, Lit(","), ws)
+	sep := c.cat(ws, grammar.Lit(","), ws)
 	n := len(items)
 	minP, maxP := s.minProps, s.maxProps
 	capC := max(minP, 1)
@@ -452,13 +455,13 @@ func (c *schemaCompiler) objectDeclared(s *jsSchema, items []jsObjItem, extra *E
 		order = append(order, st)
 	}
 	visit(state{0, 0})
-	if len(order) > 4*c.opts.MaxRules {
-		return nil, c.limitf(s.ptr, "maxProperties", "the property counts need more than %d states", 4*c.opts.MaxRules)
+	if len(order) > 4*c.opts.Limits.Rules {
+		return nil, c.limitf(s.ptr, "maxProperties", "the property counts need more states than 4 × Limits.Rules (%d)", 4*c.opts.Limits.Rules)
 	}
-	built := map[state]*Expr{}
+	built := map[state]*grammar.Expr{}
 	// order is a post-order: successors first.
 	for _, st := range order {
-		var e *Expr
+		var e *grammar.Expr
 		if st.i == n {
 			var err error
 			if e, err = c.objectTail(st.k, minP, maxP, extra, sep); err != nil {
@@ -467,7 +470,7 @@ func (c *schemaCompiler) objectDeclared(s *jsSchema, items []jsObjItem, extra *E
 			if st.k == 0 && e != nil {
 				// The empty object is written apart, so that it does not
 				// allow two whitespace runs in a row.
-				e = jsNonEmpty(e)
+				e = nonEmpty(e)
 			}
 		} else {
 			it := items[st.i]
@@ -475,7 +478,7 @@ func (c *schemaCompiler) objectDeclared(s *jsSchema, items []jsObjItem, extra *E
 			if st.k > 0 {
 				lead = c.cat(sep, it.kv)
 			}
-			var emit, skip *Expr
+			var emit, skip *grammar.Expr
 			var emitTo, skipTo state
 			canEmit := it.kv != nil && (maxP < 0 || st.k < maxP)
 			if canEmit {
@@ -501,12 +504,12 @@ func (c *schemaCompiler) objectDeclared(s *jsSchema, items []jsObjItem, extra *E
 		// when counting), and so does every 8th state of a long chain, so
 		// that no rule holds more than a few properties' worth.
 		boundary := st.i > 0 && st.i%8 == 0
-		if e != nil && (boundary && (indeg[st] >= 2 || n > 16) || indeg[st] >= 2 && st.k >= 2) && jsExprSize(e) > 24 {
-			r, err := c.newRule(jsRuleName(s.ptr)+"-props", e)
+		if e != nil && (boundary && (indeg[st] >= 2 || n > 16) || indeg[st] >= 2 && st.k >= 2) && exprSize(e) > 24 {
+			r, err := c.newRule(ruleName(s.ptr)+"-props", e)
 			if err != nil {
 				return nil, err
 			}
-			e = Call(r)
+			e = grammar.Call(r)
 		}
 		built[st] = e
 	}
@@ -520,25 +523,25 @@ func (c *schemaCompiler) objectDeclared(s *jsSchema, items []jsObjItem, extra *E
 		if minP > 0 {
 			return nil, nil
 		}
-		return c.cat(Lit("{"), ws, Lit("}")), nil
+		return c.cat(grammar.Lit("{"), ws, grammar.Lit("}")), nil
 	}
 	if minP > 0 {
-		return c.cat(Lit("{"), ws, body, ws, Lit("}")), nil
+		return c.cat(grammar.Lit("{"), ws, body, ws, grammar.Lit("}")), nil
 	}
-	obj := c.cat(Lit("{"), ws, body, ws, Lit("}"))
+	obj := c.cat(grammar.Lit("{"), ws, body, ws, grammar.Lit("}"))
 	emptyOK := minP == 0
 	for _, it := range items {
 		emptyOK = emptyOK && !it.required
 	}
 	if emptyOK {
-		obj = c.or(obj, c.cat(Lit("{"), ws, Lit("}")))
+		obj = c.or(obj, c.cat(grammar.Lit("{"), ws, grammar.Lit("}")))
 	}
 	return obj, nil
 }
 
 // objectTail is the undeclared keys after the declared ones, k properties
 // having been written.
-func (c *schemaCompiler) objectTail(k, minP, maxP int, extra, sep *Expr) (*Expr, error) {
+func (c *compiler) objectTail(k, minP, maxP int, extra, sep *grammar.Expr) (*grammar.Expr, error) {
 	lo := max(0, minP-k)
 	hi := -1
 	if maxP >= 0 {
@@ -551,13 +554,13 @@ func (c *schemaCompiler) objectTail(k, minP, maxP int, extra, sep *Expr) (*Expr,
 		if lo > 0 {
 			return nil, nil
 		}
-		return Eps(), nil
+		return grammar.Eps(), nil
 	}
 	if k > 0 {
 		return c.bigRepeat(c.cat(sep, extra), lo, hi, "properties")
 	}
 	if hi == 0 {
-		return Eps(), nil
+		return grammar.Eps(), nil
 	}
 	restHi := -1
 	if hi > 0 {
@@ -574,13 +577,13 @@ func (c *schemaCompiler) objectTail(k, minP, maxP int, extra, sep *Expr) (*Expr,
 	return one, nil
 }
 
-// jsNonEmpty returns e without its empty match, for the shapes objectTail
+// nonEmpty returns e without its empty match, for the shapes objectTail
 // builds: an optional part, or a part that cannot match empty.
-func jsNonEmpty(e *Expr) *Expr {
+func nonEmpty(e *grammar.Expr) *grammar.Expr {
 	switch {
-	case e.Kind == Empty:
+	case e.Kind == grammar.Empty:
 		return nil
-	case e.Kind == Repeat && e.Min == 0 && e.Max == 1:
+	case e.Kind == grammar.Repeat && e.Min == 0 && e.Max == 1:
 		return e.Subs[0]
 	}
 	return e
@@ -590,16 +593,16 @@ func jsNonEmpty(e *Expr) *Expr {
 // order. Required properties are tracked with one state per subset of them
 // already written; optional and undeclared ones may appear anywhere (an
 // optional property is not prevented from appearing twice).
-func (c *schemaCompiler) objectAnyOrder(s *jsSchema, items []jsObjItem, extra *Expr) (*Expr, error) {
+func (c *compiler) objectAnyOrder(s *schema, items []objItem, extra *grammar.Expr) (*grammar.Expr, error) {
 	if s.minProps > 0 || s.maxProps >= 0 {
 		if err := c.unsupported(s.ptr, "minProperties", "property counts cannot be enforced with properties in any order"); err != nil {
 			return nil, err
 		}
 	}
 	ws := c.ws
-	sep := c.cat(ws, Lit(","), ws)
-	var req []*Expr
-	var opt []*Expr
+	sep := c.cat(ws, grammar.Lit(","), ws)
+	var req []*grammar.Expr
+	var opt []*grammar.Expr
 	for _, it := range items {
 		switch {
 		case it.kv == nil:
@@ -610,13 +613,13 @@ func (c *schemaCompiler) objectAnyOrder(s *jsSchema, items []jsObjItem, extra *E
 		}
 	}
 	if len(req) > c.opts.MaxAnyOrderRequired {
-		return nil, c.limitf(s.ptr, "required", "%d required properties in any order, more than the limit of %d", len(req), c.opts.MaxAnyOrderRequired)
+		return nil, c.limitf(s.ptr, "required", "%d required properties in any order, more than Options.MaxAnyOrderRequired (%d)", len(req), c.opts.MaxAnyOrderRequired)
 	}
-	free := c.or(append(append([]*Expr(nil), opt...), extra)...)
+	free := c.or(append(append([]*grammar.Expr(nil), opt...), extra)...)
 	full := 1<<len(req) - 1
 	rules := make([]int, full+1)
 	for m := range rules {
-		r, err := c.newRule(fmt.Sprintf("%s-any%d", jsRuleName(s.ptr), m), Eps())
+		r, err := c.newRule(fmt.Sprintf("%s-any%d", ruleName(s.ptr), m), grammar.Eps())
 		if err != nil {
 			return nil, err
 		}
@@ -624,37 +627,37 @@ func (c *schemaCompiler) objectAnyOrder(s *jsSchema, items []jsObjItem, extra *E
 	}
 	// Rule m: the rest after at least one property, the required ones in m written.
 	for m := 0; m <= full; m++ {
-		var alts []*Expr
+		var alts []*grammar.Expr
 		if m == full {
-			alts = append(alts, Eps())
+			alts = append(alts, grammar.Eps())
 		}
 		if free != nil {
-			alts = append(alts, c.cat(sep, free, Call(rules[m])))
+			alts = append(alts, c.cat(sep, free, grammar.Call(rules[m])))
 		}
 		for i, kv := range req {
 			if m&(1<<i) == 0 {
-				alts = append(alts, c.cat(sep, kv, Call(rules[m|1<<i])))
+				alts = append(alts, c.cat(sep, kv, grammar.Call(rules[m|1<<i])))
 			}
 		}
 		body := c.or(alts...)
 		if body == nil {
-			body = &Expr{Kind: Alt}
+			body = &grammar.Expr{Kind: grammar.Alt}
 		}
 		c.rules[rules[m]].Body = body
 	}
-	var first []*Expr
+	var first []*grammar.Expr
 	if free != nil {
-		first = append(first, c.cat(free, Call(rules[0])))
+		first = append(first, c.cat(free, grammar.Call(rules[0])))
 	}
 	for i, kv := range req {
-		first = append(first, c.cat(kv, Call(rules[1<<i])))
+		first = append(first, c.cat(kv, grammar.Call(rules[1<<i])))
 	}
 	body := c.or(first...)
 	if full == 0 {
-		return c.cat(Lit("{"), ws, c.opt(c.cat(body, ws)), Lit("}")), nil
+		return c.cat(grammar.Lit("{"), ws, c.opt(c.cat(body, ws)), grammar.Lit("}")), nil
 	}
 	if body == nil {
 		return nil, nil
 	}
-	return c.cat(Lit("{"), ws, body, ws, Lit("}")), nil
+	return c.cat(grammar.Lit("{"), ws, body, ws, grammar.Lit("}")), nil
 }

@@ -1,4 +1,4 @@
-package grammar_test
+package jsonschema_test
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/oracle"
 )
@@ -86,6 +87,20 @@ func llamaUnescape(t *testing.T, s string) (string, bool) {
 	return u, true
 }
 
+// llamaCases is llama.cpp's grammar integration cases, exported to JSON.
+// Kind "test_schema" cases hold a JSON Schema ("test_grammar" ones hold GBNF,
+// which grammar's tests read). Passing strings must be sentences of the
+// grammar; failing ones must not (they may be viable prefixes).
+type llamaCases struct {
+	Cases []struct {
+		Kind    string   `json:"kind"`
+		Desc    string   `json:"desc"`
+		Grammar string   `json:"grammar"`
+		Passing []string `json:"passing"`
+		Failing []string `json:"failing"`
+	} `json:"cases"`
+}
+
 // TestJSONSchemaLlamaCases compiles every JSON Schema case of llama.cpp's
 // grammar integration tests with the default options (strict, declared
 // order, flexible whitespace) and checks with the Earley oracle that the
@@ -112,9 +127,9 @@ func TestJSONSchemaLlamaCases(t *testing.T) {
 		}
 		cases++
 		t.Run(fmt.Sprintf("%02d %s", i, c.Desc), func(t *testing.T) {
-			opts := grammar.SchemaOptions{}
+			opts := jsonschema.Options{}
 			if ptr, ok := llamaLenient[c.Desc]; ok {
-				_, _, err := grammar.FromJSONSchema([]byte(c.Grammar), opts)
+				_, _, err := jsonschema.Compile([]byte(c.Grammar), opts)
 				require.ErrorIs(t, err, grammar.ErrUnsupported)
 				var e *grammar.Error
 				require.True(t, errors.As(err, &e), "%v is a *grammar.Error", err)
@@ -123,7 +138,7 @@ func TestJSONSchemaLlamaCases(t *testing.T) {
 				lenient++
 				t.Logf("compiled in Lenient mode: %s cannot be enforced", ptr)
 			}
-			g, warns, err := grammar.FromJSONSchema([]byte(c.Grammar), opts)
+			g, warns, err := jsonschema.Compile([]byte(c.Grammar), opts)
 			require.NoError(t, err, "schema:\n%s", c.Grammar)
 			var ptrs []string
 			for _, w := range warns {
@@ -165,8 +180,8 @@ func TestJSONSchemaLlamaCases(t *testing.T) {
 					if d.anyOrder {
 						if anyOrder == nil {
 							o := opts
-							o.Order = grammar.OrderAny
-							ga, _, err := grammar.FromJSONSchema([]byte(c.Grammar), o)
+							o.Order = jsonschema.OrderAny
+							ga, _, err := jsonschema.Compile([]byte(c.Grammar), o)
 							require.NoError(t, err)
 							anyOrder, err = oracle.New(ga)
 							require.NoError(t, err)

@@ -1,4 +1,4 @@
-package grammar_test
+package jsonschema_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/oracle"
 )
@@ -45,8 +45,8 @@ func TestJSONSchemaSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	sort.Strings(files)
-	opts := grammar.SchemaOptions{
-		Whitespace: grammar.WhitespaceCompact,
+	opts := jsonschema.Options{
+		Whitespace: jsonschema.WhitespaceCompact,
 		LoadRef:    suiteLoader(filepath.Join(dir, "remotes")),
 		Lenient:    os.Getenv("REIN_SUITE_LENIENT") == "1",
 	}
@@ -71,7 +71,7 @@ func TestJSONSchemaSuite(t *testing.T) {
 		fileTotal, filePassed := 0, 0
 		for _, g := range groups {
 			fileTotal += len(g.Tests)
-			gr, _, err := grammar.FromJSONSchema(g.Schema, opts)
+			gr, _, err := jsonschema.Compile(g.Schema, opts)
 			if err != nil {
 				if os.Getenv("REIN_SUITE_SHOW") != "" {
 					t.Logf("%s: %s: %v", filepath.Base(f), g.Description, err)

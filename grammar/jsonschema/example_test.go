@@ -1,12 +1,12 @@
-package grammar_test
+package jsonschema_test
 
 import (
 	"fmt"
 
-	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 )
 
-func ExampleFromJSONSchema() {
+func ExampleCompile() {
 	schema := []byte(`{
 		"type": "object",
 		"properties": {
@@ -19,11 +19,11 @@ func ExampleFromJSONSchema() {
 	}`)
 
 	// uniqueItems cannot be enforced by a grammar: strict mode says where.
-	_, _, err := grammar.FromJSONSchema(schema, grammar.SchemaOptions{})
+	_, _, err := jsonschema.Compile(schema, jsonschema.Options{})
 	fmt.Println(err)
 
 	// Lenient mode ignores it and says so.
-	g, warnings, err := grammar.FromJSONSchema(schema, grammar.SchemaOptions{Lenient: true, Whitespace: grammar.WhitespaceCompact})
+	g, warnings, err := jsonschema.Compile(schema, jsonschema.Options{Lenient: true, Whitespace: jsonschema.WhitespaceCompact})
 	if err != nil {
 		panic(err)
 	}
@@ -35,4 +35,19 @@ func ExampleFromJSONSchema() {
 	// jsonschema: /properties/tags/uniqueItems: uniqueItems: uniqueness of array items cannot be enforced by a grammar
 	// warning: /properties/tags/uniqueItems: uniqueItems: uniqueness of array items cannot be enforced by a grammar (ignored)
 	// root has 6 rules
+}
+
+func ExampleValidate() {
+	schema := []byte(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`)
+	for _, doc := range []string{`{"n":3}`, `{"n":0}`, `{}`} {
+		ok, err := jsonschema.Validate(schema, []byte(doc), jsonschema.Options{})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(doc, ok)
+	}
+	// Output:
+	// {"n":3} true
+	// {"n":0} false
+	// {} false
 }

@@ -1,4 +1,4 @@
-package grammar
+package jsonschema
 
 import (
 	"math/big"
@@ -6,8 +6,8 @@ import (
 
 // readKeywords collects the node's own assertion keywords (everything but
 // the combinators, which nodeDNF distributes) into one branch.
-func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
-	s := jsUniversal()
+func (c *compiler) readKeywords(n *node) (*schema, error) {
+	s := universal()
 	s.ptr = n.ptr
 	bad := func(kw, what string) error {
 		return c.errorf(n.ptr, kw, nil, "must be %s", what)
@@ -17,57 +17,57 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 		if v == nil {
 			return 0, false, nil
 		}
-		if v.kind != jsNumber || !v.isInt() || v.num().Sign() < 0 {
+		if v.kind != kindNumber || !v.isInt() || v.num().Sign() < 0 {
 			return 0, false, bad(kw, "a non-negative integer")
 		}
 		r := v.num().Num()
-		if !r.IsInt64() || r.Int64() > int64(c.opts.MaxRepeat) {
-			return c.opts.MaxRepeat + 1, true, nil
+		if !r.IsInt64() || r.Int64() > int64(c.opts.Limits.Repeat) {
+			return c.opts.Limits.Repeat + 1, true, nil
 		}
 		return int(r.Int64()), true, nil
 	}
 	var err error
 	if v := n.get("type"); v != nil {
-		var t jsTypes
+		var t types
 		switch v.kind {
-		case jsString:
-			t = jsTypeNames[v.str]
+		case kindString:
+			t = typeNames[v.str]
 			if t == 0 {
 				return nil, c.errorf(n.ptr, "type", nil, "unknown type %q", v.str)
 			}
-		case jsArray:
+		case kindArray:
 			for _, e := range v.elems {
-				if e.kind != jsString || jsTypeNames[e.str] == 0 {
+				if e.kind != kindString || typeNames[e.str] == 0 {
 					return nil, bad("type", "a type name or an array of type names")
 				}
-				t |= jsTypeNames[e.str]
+				t |= typeNames[e.str]
 			}
 		default:
 			return nil, bad("type", "a type name or an array of type names")
 		}
 		s.types = t
-		if nl := n.get("nullable"); nl != nil && nl.kind == jsBool && nl.b && s.types&jtNull == 0 && c.opts.Lenient {
+		if nl := n.get("nullable"); nl != nil && nl.kind == kindBool && nl.b && s.types&jtNull == 0 && c.opts.Lenient {
 			s.types |= jtNull
 			c.warn(n.ptr, "nullable", "OpenAPI nullable read as type null")
 		}
 	}
 	if v := n.get("enum"); v != nil {
-		if v.kind != jsArray {
+		if v.kind != kindArray {
 			return nil, bad("enum", "an array")
 		}
-		s.hasEnum, s.enum, s.enumPtr = true, append([]*jsNode(nil), v.elems...), n.ptr
+		s.hasEnum, s.enum, s.enumPtr = true, append([]*node(nil), v.elems...), n.ptr
 	}
 	if v := n.get("const"); v != nil {
 		if s.hasEnum {
-			var keep []*jsNode
+			var keep []*node
 			for _, e := range s.enum {
-				if jsEqual(e, v) {
+				if equal(e, v) {
 					keep = append(keep, e)
 				}
 			}
 			s.enum = keep
 		} else {
-			s.hasEnum, s.enum, s.enumPtr = true, []*jsNode{v}, n.ptr
+			s.hasEnum, s.enum, s.enumPtr = true, []*node{v}, n.ptr
 		}
 	}
 
@@ -83,13 +83,13 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 		s.maxLen = m
 	}
 	if v := n.get("pattern"); v != nil {
-		if v.kind != jsString {
+		if v.kind != kindString {
 			return nil, bad("pattern", "a string")
 		}
-		s.patterns = []jsLoc{{v.str, n.ptr}}
+		s.patterns = []loc{{v.str, n.ptr}}
 	}
-	if v := n.get("format"); v != nil && v.kind == jsString {
-		s.formats = []jsLoc{{v.str, n.ptr}}
+	if v := n.get("format"); v != nil && v.kind == kindString {
+		s.formats = []loc{{v.str, n.ptr}}
 	}
 
 	// Numbers.
@@ -98,7 +98,7 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 		if v == nil {
 			return nil, nil
 		}
-		if v.kind != jsNumber {
+		if v.kind != kindNumber {
 			return nil, bad(kw, "a number")
 		}
 		return v.num(), nil
@@ -116,13 +116,13 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 		}
 		lo := kw == "exclusiveMinimum"
 		switch v.kind {
-		case jsBool: // draft 4 (and a common mistake in later drafts)
+		case kindBool: // draft 4 (and a common mistake in later drafts)
 			if lo {
 				s.loEx = v.b && s.lo != nil
 			} else {
 				s.hiEx = v.b && s.hi != nil
 			}
-		case jsNumber:
+		case kindNumber:
 			r := v.num()
 			if lo && (s.lo == nil || r.Cmp(s.lo) >= 0) {
 				s.lo, s.loEx = r, true
@@ -135,7 +135,7 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 		}
 	}
 	if v := n.get("multipleOf"); v != nil {
-		if v.kind != jsNumber || v.num().Sign() <= 0 {
+		if v.kind != kindNumber || v.num().Sign() <= 0 {
 			return nil, bad("multipleOf", "a positive number")
 		}
 		s.mults, s.multPtr = []*big.Rat{v.num()}, n.ptr
@@ -143,20 +143,20 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 
 	// Objects.
 	if v := n.get("properties"); v != nil {
-		if v.kind != jsObject {
+		if v.kind != kindObject {
 			return nil, bad("properties", "an object of schemas")
 		}
 		for i, k := range v.keys {
 			if j := s.prop(k); j >= 0 {
-				s.props[j].conj = jsConj{}.and(v.vals[i])
+				s.props[j].conj = conj{}.and(v.vals[i])
 				continue
 			}
-			s.props = append(s.props, jsProp{name: k, conj: jsConj{}.and(v.vals[i])})
+			s.props = append(s.props, prop{name: k, conj: conj{}.and(v.vals[i])})
 		}
 	}
-	if v := n.get("required"); v != nil && v.kind == jsArray {
+	if v := n.get("required"); v != nil && v.kind == kindArray {
 		for _, e := range v.elems {
-			if e.kind != jsString {
+			if e.kind != kindString {
 				return nil, bad("required", "an array of strings")
 			}
 			if !s.isRequired(e.str) {
@@ -166,20 +166,20 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 	}
 	pp, ap := n.get("patternProperties"), n.get("additionalProperties")
 	if pp != nil || ap != nil {
-		var g jsGroup
+		var g group
 		if pp != nil {
-			if pp.kind != jsObject {
+			if pp.kind != kindObject {
 				return nil, bad("patternProperties", "an object of schemas")
 			}
 			for i, k := range pp.keys {
-				g.pats = append(g.pats, jsPatProp{jsLoc{k, pp.ptr}, jsConj{}.and(pp.vals[i])})
+				g.pats = append(g.pats, patProp{loc{k, pp.ptr}, conj{}.and(pp.vals[i])})
 			}
 		}
 		if ap != nil {
-			g.addl = jsConj{}.and(ap)
+			g.addl = conj{}.and(ap)
 		}
 		if len(g.pats) > 0 || !g.addl.isTrue() {
-			s.groups = []jsGroup{g}
+			s.groups = []group{g}
 		}
 		// patternProperties also apply to the declared properties they match.
 		for i, p := range s.props {
@@ -195,7 +195,7 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 		}
 	}
 	if v := n.get("propertyNames"); v != nil {
-		s.propNames = jsConj{}.and(v)
+		s.propNames = conj{}.and(v)
 	}
 	if m, ok, err := count("minProperties"); err != nil {
 		return nil, err
@@ -211,25 +211,25 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 	// Arrays.
 	items, prefixItems := n.get("items"), n.get("prefixItems")
 	if prefixItems != nil {
-		if prefixItems.kind != jsArray {
+		if prefixItems.kind != kindArray {
 			return nil, bad("prefixItems", "an array of schemas")
 		}
 		for _, e := range prefixItems.elems {
-			s.prefix = append(s.prefix, jsConj{}.and(e))
+			s.prefix = append(s.prefix, conj{}.and(e))
 		}
 	}
 	if items != nil {
-		if items.kind == jsArray {
+		if items.kind == kindArray {
 			if prefixItems == nil {
 				for _, e := range items.elems {
-					s.prefix = append(s.prefix, jsConj{}.and(e))
+					s.prefix = append(s.prefix, conj{}.and(e))
 				}
 				if ai := n.get("additionalItems"); ai != nil {
-					s.items = jsConj{}.and(ai)
+					s.items = conj{}.and(ai)
 				}
 			}
 		} else {
-			s.items = jsConj{}.and(items)
+			s.items = conj{}.and(items)
 		}
 	}
 	if m, ok, err := count("minItems"); err != nil {
@@ -243,7 +243,7 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 		s.maxItems = m
 	}
 	if v := n.get("contains"); v != nil {
-		ct := jsContains{conj: jsConj{}.and(v), min: 1, max: -1, ptr: n.ptr}
+		ct := contains{conj: conj{}.and(v), min: 1, max: -1, ptr: n.ptr}
 		if m, ok, err := count("minContains"); err != nil {
 			return nil, err
 		} else if ok {
@@ -254,10 +254,10 @@ func (c *schemaCompiler) readKeywords(n *jsNode) (*jsSchema, error) {
 		} else if ok {
 			ct.max = m
 		}
-		s.contains = []jsContains{ct}
+		s.contains = []contains{ct}
 	}
-	if v := n.get("uniqueItems"); v != nil && v.kind == jsBool && v.b {
-		s.unique = []jsIssue{{n.ptr, "uniqueItems", "uniqueness of array items cannot be enforced by a grammar"}}
+	if v := n.get("uniqueItems"); v != nil && v.kind == kindBool && v.b {
+		s.unique = []issue{{n.ptr, "uniqueItems", "uniqueness of array items cannot be enforced by a grammar"}}
 	}
 	return s, nil
 }

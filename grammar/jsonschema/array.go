@@ -1,4 +1,6 @@
-package grammar
+package jsonschema
+
+import "github.com/reinlm/rein/grammar"
 
 // Arrays: prefixItems (or the array form of items) position by position,
 // then items (additionalItems) for the rest, within minItems..maxItems.
@@ -6,7 +8,7 @@ package grammar
 // items", repeated minContains times; maxContains needs the negation of the
 // contains schema.
 
-func (c *schemaCompiler) compileArray(s *jsSchema) (*Expr, error) {
+func (c *compiler) compileArray(s *schema) (*grammar.Expr, error) {
 	minI, maxI := s.minItems, s.maxItems
 	if maxI >= 0 && minI > maxI {
 		return nil, nil
@@ -20,13 +22,13 @@ func (c *schemaCompiler) compileArray(s *jsSchema) (*Expr, error) {
 		}
 	}
 	ws := c.ws
-	sep := c.cat(ws, Lit(","), ws)
-	var prefix []*Expr
+	sep := c.cat(ws, grammar.Lit(","), ws)
+	var prefix []*grammar.Expr
 	for i, p := range s.prefix {
 		if maxI >= 0 && i >= maxI {
 			break
 		}
-		v, err := c.valueRef(p, jsRuleName(s.ptr+"/prefixItems"))
+		v, err := c.valueRef(p, ruleName(s.ptr+"/prefixItems"))
 		if err != nil {
 			return nil, err
 		}
@@ -36,11 +38,11 @@ func (c *schemaCompiler) compileArray(s *jsSchema) (*Expr, error) {
 		}
 		prefix = append(prefix, v)
 	}
-	var rest *Expr
+	var rest *grammar.Expr
 	if maxI < 0 || maxI > len(prefix) {
 		if len(prefix) == len(s.prefix) {
 			var err error
-			if rest, err = c.valueRef(s.items, jsRuleName(s.ptr+"/items")); err != nil {
+			if rest, err = c.valueRef(s.items, ruleName(s.ptr+"/items")); err != nil {
 				return nil, err
 			}
 		}
@@ -51,7 +53,7 @@ func (c *schemaCompiler) compileArray(s *jsSchema) (*Expr, error) {
 	if minI > len(prefix) && rest == nil {
 		return nil, nil
 	}
-	var list *Expr // at least one element
+	var list *grammar.Expr // at least one element
 	var err error
 	if len(s.contains) > 0 {
 		list, err = c.arrayContains(s, prefix, rest, minI, maxI, sep)
@@ -69,16 +71,16 @@ func (c *schemaCompiler) compileArray(s *jsSchema) (*Expr, error) {
 	}
 	switch {
 	case list == nil && minI == 0:
-		return c.cat(Lit("["), ws, Lit("]")), nil
+		return c.cat(grammar.Lit("["), ws, grammar.Lit("]")), nil
 	case list == nil:
 		return nil, nil
 	case minI == 0 && !s.containsRequired():
-		return c.cat(Lit("["), ws, c.opt(c.cat(list, ws)), Lit("]")), nil
+		return c.cat(grammar.Lit("["), ws, c.opt(c.cat(list, ws)), grammar.Lit("]")), nil
 	}
-	return c.cat(Lit("["), ws, list, ws, Lit("]")), nil
+	return c.cat(grammar.Lit("["), ws, list, ws, grammar.Lit("]")), nil
 }
 
-func (s *jsSchema) containsRequired() bool {
+func (s *schema) containsRequired() bool {
 	for _, ct := range s.contains {
 		if ct.min > 0 {
 			return true
@@ -89,13 +91,13 @@ func (s *jsSchema) containsRequired() bool {
 
 // arrayList matches between minI (>= 1) and maxI (< 0: unbounded) elements,
 // prefix[i] at position i and rest after them.
-func (c *schemaCompiler) arrayList(prefix []*Expr, rest *Expr, minI, maxI int, sep *Expr) (*Expr, error) {
+func (c *compiler) arrayList(prefix []*grammar.Expr, rest *grammar.Expr, minI, maxI int, sep *grammar.Expr) (*grammar.Expr, error) {
 	if maxI == 0 {
 		return nil, nil
 	}
 	n := len(prefix)
 	// The tail after the prefix (or the whole list when there is none).
-	var tail *Expr
+	var tail *grammar.Expr
 	if rest != nil && (maxI < 0 || maxI > n) {
 		lo := max(minI-n, 0)
 		hi := -1
@@ -120,7 +122,7 @@ func (c *schemaCompiler) arrayList(prefix []*Expr, rest *Expr, minI, maxI int, s
 	} else if n == 0 || minI > n {
 		return nil, nil
 	} else {
-		tail = Eps()
+		tail = grammar.Eps()
 	}
 	// The prefix, from the last element back: element i is required when i < minI.
 	e := tail
@@ -140,7 +142,7 @@ func (c *schemaCompiler) arrayList(prefix []*Expr, rest *Expr, minI, maxI int, s
 
 // arrayContains handles contains (with minContains) for arrays without
 // prefixItems and without bounds other than what the contains counts imply.
-func (c *schemaCompiler) arrayContains(s *jsSchema, prefix []*Expr, rest *Expr, minI, maxI int, sep *Expr) (*Expr, error) {
+func (c *compiler) arrayContains(s *schema, prefix []*grammar.Expr, rest *grammar.Expr, minI, maxI int, sep *grammar.Expr) (*grammar.Expr, error) {
 	if len(s.contains) > 1 && len(prefix) == 0 && rest != nil && minI <= 1 && maxI < 0 {
 		if e, ok, err := c.arrayContainsAll(s, rest, sep); err != nil || ok {
 			return e, err
@@ -162,30 +164,30 @@ func (c *schemaCompiler) arrayContains(s *jsSchema, prefix []*Expr, rest *Expr, 
 			return nil, err
 		}
 	}
-	if k > c.opts.MaxRepeat || m > c.opts.MaxRepeat {
-		return nil, c.limitf(ct.ptr, "minContains", "a count above the limit of %d", c.opts.MaxRepeat)
+	if k > c.opts.Limits.Repeat || m > c.opts.Limits.Repeat {
+		return nil, c.limitf(ct.ptr, "minContains", "a count above Limits.Repeat (%d)", c.opts.Limits.Repeat)
 	}
 	// Elements are C (items and contains) or N (items, and not contains
 	// when maxContains counts them; any item otherwise). Lists with k to m
 	// C elements: N* (C N*){k,m}, written with separators before each
 	// element but the first.
-	C, err := c.valueRef(s.items.and(ct.conj...), jsRuleName(ct.ptr+"/contains"))
+	C, err := c.valueRef(s.items.and(ct.conj...), ruleName(ct.ptr+"/contains"))
 	if err != nil {
 		return nil, err
 	}
 	N := rest
 	if m >= 0 {
-		if N, err = c.valueRef(s.items.and(c.negation(ct.conj)), jsRuleName(ct.ptr+"/not-contains")); err != nil {
+		if N, err = c.valueRef(s.items.and(c.negation(ct.conj)), ruleName(ct.ptr+"/not-contains")); err != nil {
 			return nil, err
 		}
 	}
-	tail := func(a, b int) (*Expr, error) {
+	tail := func(a, b int) (*grammar.Expr, error) {
 		if b >= 0 && b < a {
 			return nil, nil
 		}
 		sn := c.rep(c.cat(sep, N), 0, -1)
 		if N == nil {
-			sn = Eps()
+			sn = grammar.Eps()
 		}
 		reps, err := c.bigRepeat(c.cat(c.cat(sep, C), sn), a, b, "contains")
 		if err != nil {
@@ -193,7 +195,7 @@ func (c *schemaCompiler) arrayContains(s *jsSchema, prefix []*Expr, rest *Expr, 
 		}
 		return c.cat(sn, reps), nil
 	}
-	var alts []*Expr
+	var alts []*grammar.Expr
 	if N != nil {
 		t, err := tail(k, m)
 		if err != nil {
@@ -219,8 +221,8 @@ func (c *schemaCompiler) arrayContains(s *jsSchema, prefix []*Expr, rest *Expr, 
 // element (what negating items of oneOf alternatives gives): one rule per
 // set of contains already satisfied, each element moving to a larger set.
 // ok is false when a count other than "at least one" is asked for.
-func (c *schemaCompiler) arrayContainsAll(s *jsSchema, rest, sep *Expr) (*Expr, bool, error) {
-	var cts []jsContains
+func (c *compiler) arrayContainsAll(s *schema, rest, sep *grammar.Expr) (*grammar.Expr, bool, error) {
+	var cts []contains
 	for _, ct := range s.contains {
 		switch {
 		case ct.max >= 0 || ct.min > 1:
@@ -234,7 +236,7 @@ func (c *schemaCompiler) arrayContainsAll(s *jsSchema, rest, sep *Expr) (*Expr, 
 	}
 	full := 1<<len(cts) - 1
 	// Elements matching the contains of each non-empty subset.
-	elems := make([]*Expr, full+1)
+	elems := make([]*grammar.Expr, full+1)
 	elems[0] = rest
 	for set := 1; set <= full; set++ {
 		cj := s.items
@@ -243,7 +245,7 @@ func (c *schemaCompiler) arrayContainsAll(s *jsSchema, rest, sep *Expr) (*Expr, 
 				cj = cj.and(ct.conj...)
 			}
 		}
-		e, err := c.valueRef(cj, jsRuleName(s.ptr+"/contains"))
+		e, err := c.valueRef(cj, ruleName(s.ptr+"/contains"))
 		if err != nil {
 			return nil, false, err
 		}
@@ -251,7 +253,7 @@ func (c *schemaCompiler) arrayContainsAll(s *jsSchema, rest, sep *Expr) (*Expr, 
 	}
 	rules := make([]int, full+1)
 	for st := range rules {
-		r, err := c.newRule(jsRuleName(s.ptr)+"-contains", Eps())
+		r, err := c.newRule(ruleName(s.ptr)+"-contains", grammar.Eps())
 		if err != nil {
 			return nil, false, err
 		}
@@ -259,11 +261,11 @@ func (c *schemaCompiler) arrayContainsAll(s *jsSchema, rest, sep *Expr) (*Expr, 
 	}
 	// Rule st: the rest of the list after an element, the contains in st
 	// satisfied so far.
-	step := func(st int, lead *Expr) []*Expr {
-		var alts []*Expr
+	step := func(st int, lead *grammar.Expr) []*grammar.Expr {
+		var alts []*grammar.Expr
 		for set, e := range elems {
 			if e != nil {
-				alts = append(alts, c.cat(lead, e, Call(rules[st|set])))
+				alts = append(alts, c.cat(lead, e, grammar.Call(rules[st|set])))
 			}
 		}
 		return alts
@@ -271,13 +273,13 @@ func (c *schemaCompiler) arrayContainsAll(s *jsSchema, rest, sep *Expr) (*Expr, 
 	for st := 0; st <= full; st++ {
 		alts := step(st, sep)
 		if st == full {
-			alts = append(alts, Eps())
+			alts = append(alts, grammar.Eps())
 		}
 		body := c.or(alts...)
 		if body == nil {
-			body = &Expr{Kind: Alt}
+			body = &grammar.Expr{Kind: grammar.Alt}
 		}
 		c.rules[rules[st]].Body = body
 	}
-	return c.or(step(0, Eps())...), true, nil
+	return c.or(step(0, grammar.Eps())...), true, nil
 }

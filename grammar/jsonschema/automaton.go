@@ -1,4 +1,4 @@
-package grammar
+package jsonschema
 
 import (
 	"encoding/binary"
@@ -7,6 +7,9 @@ import (
 	"regexp/syntax"
 	"sort"
 	"strings"
+	"unicode"
+
+	"github.com/reinlm/rein/grammar"
 )
 
 // This file holds small automata over decoded characters (code points), for
@@ -16,45 +19,45 @@ import (
 // patternProperties). Results are turned back into expressions over the
 // canonical JSON spelling by state elimination.
 
-// jsRDFA is a deterministic automaton over code points. Every state's edges
+// runeDFA is a deterministic automaton over code points. Every state's edges
 // are sorted, disjoint ranges; a missing range goes to an implicit dead state.
-type jsRDFA struct {
-	edges  [][]jsREdge
+type runeDFA struct {
+	edges  [][]runeEdge
 	accept []bool
 }
 
-type jsREdge struct {
+type runeEdge struct {
 	lo, hi rune
 	to     int
 }
 
-// jsMaxDFAStates bounds every automaton built here.
-const jsMaxDFAStates = 4000
+// maxDFAStates bounds every automaton built here.
+const maxDFAStates = 4000
 
-var errJSAutomatonSize = errors.New("string automaton too large")
+var errAutomatonSize = errors.New("string automaton too large")
 
-// jsUniverse is every code point a JSON string can hold (no surrogates).
-var jsUniverse = []RuneRange{{0, 0xD7FF}, {0xE000, maxRune}}
+// universe is every code point a JSON string can hold (no surrogates).
+var universe = []grammar.RuneRange{{Lo: 0, Hi: 0xD7FF}, {Lo: 0xE000, Hi: unicode.MaxRune}}
 
-// jsNFA is a Thompson automaton over code point ranges.
-type jsNFA struct {
+// nfa is a Thompson automaton over code point ranges.
+type nfa struct {
 	eps   [][]int
-	edges [][]jsREdge
+	edges [][]runeEdge
 	final int
 }
 
-func (n *jsNFA) state() (int, error) {
-	if len(n.eps) >= 8*jsMaxDFAStates {
-		return 0, errJSAutomatonSize
+func (n *nfa) state() (int, error) {
+	if len(n.eps) >= 8*maxDFAStates {
+		return 0, errAutomatonSize
 	}
 	n.eps = append(n.eps, nil)
 	n.edges = append(n.edges, nil)
 	return len(n.eps) - 1, nil
 }
 
-// jsRegexDFA builds the automaton of a regex with no anchors left.
-func jsRegexDFA(re *syntax.Regexp) (*jsRDFA, error) {
-	n := &jsNFA{}
+// regexDFA builds the automaton of a regex with no anchors left.
+func regexDFA(re *syntax.Regexp) (*runeDFA, error) {
+	n := &nfa{}
 	start, err := n.state()
 	if err != nil {
 		return nil, err
@@ -67,18 +70,18 @@ func jsRegexDFA(re *syntax.Regexp) (*jsRDFA, error) {
 	return n.determinize()
 }
 
-func (n *jsNFA) addRanges(from int, rs []RuneRange) (int, error) {
+func (n *nfa) addRanges(from int, rs []grammar.RuneRange) (int, error) {
 	to, err := n.state()
 	if err != nil {
 		return 0, err
 	}
-	for _, r := range jsIntersectRanges(NormalizeRanges(rs), jsUniverse) {
-		n.edges[from] = append(n.edges[from], jsREdge{r.Lo, r.Hi, to})
+	for _, r := range intersectRanges(grammar.NormalizeRanges(rs), universe) {
+		n.edges[from] = append(n.edges[from], runeEdge{r.Lo, r.Hi, to})
 	}
 	return to, nil
 }
 
-func (n *jsNFA) build(re *syntax.Regexp, from int) (int, error) {
+func (n *nfa) build(re *syntax.Regexp, from int) (int, error) {
 	switch re.Op {
 	case syntax.OpNoMatch:
 		return n.state()
@@ -87,9 +90,9 @@ func (n *jsNFA) build(re *syntax.Regexp, from int) (int, error) {
 	case syntax.OpLiteral:
 		cur := from
 		for _, r := range re.Rune {
-			rs := []RuneRange{{r, r}}
+			rs := []grammar.RuneRange{{Lo: r, Hi: r}}
 			if re.Flags&syntax.FoldCase != 0 {
-				rs = jsFoldRanges(r)
+				rs = foldRanges(r)
 			}
 			var err error
 			if cur, err = n.addRanges(cur, rs); err != nil {
@@ -98,15 +101,15 @@ func (n *jsNFA) build(re *syntax.Regexp, from int) (int, error) {
 		}
 		return cur, nil
 	case syntax.OpCharClass:
-		var rs []RuneRange
+		var rs []grammar.RuneRange
 		for i := 0; i+1 < len(re.Rune); i += 2 {
-			rs = append(rs, RuneRange{re.Rune[i], re.Rune[i+1]})
+			rs = append(rs, grammar.RuneRange{Lo: re.Rune[i], Hi: re.Rune[i+1]})
 		}
 		return n.addRanges(from, rs)
 	case syntax.OpAnyChar:
-		return n.addRanges(from, []RuneRange{{0, maxRune}})
+		return n.addRanges(from, []grammar.RuneRange{{Lo: 0, Hi: unicode.MaxRune}})
 	case syntax.OpAnyCharNotNL:
-		return n.addRanges(from, []RuneRange{{0, '\n' - 1}, {'\n' + 1, maxRune}})
+		return n.addRanges(from, []grammar.RuneRange{{Lo: 0, Hi: '\n' - 1}, {Lo: '\n' + 1, Hi: unicode.MaxRune}})
 	case syntax.OpCapture:
 		return n.build(re.Sub[0], from)
 	case syntax.OpConcat:
@@ -137,7 +140,7 @@ func (n *jsNFA) build(re *syntax.Regexp, from int) (int, error) {
 		}
 		return end, nil
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
-		mn, mx := jsRepeatBounds(re)
+		mn, mx := repeatBounds(re)
 		cur := from
 		for i := 0; i < mn; i++ {
 			var err error
@@ -174,7 +177,7 @@ func (n *jsNFA) build(re *syntax.Regexp, from int) (int, error) {
 	return 0, fmt.Errorf("%v is only supported at the start and end of the pattern", re.Op)
 }
 
-func (n *jsNFA) closure(set []int) []int {
+func (n *nfa) closure(set []int) []int {
 	seen := map[int]bool{}
 	var out []int
 	stack := append([]int(nil), set...)
@@ -192,7 +195,7 @@ func (n *jsNFA) closure(set []int) []int {
 	return out
 }
 
-func jsSetKey(set []int) string {
+func setKey(set []int) string {
 	var b strings.Builder
 	for _, s := range set {
 		fmt.Fprintf(&b, "%d,", s)
@@ -200,17 +203,17 @@ func jsSetKey(set []int) string {
 	return b.String()
 }
 
-func (n *jsNFA) determinize() (*jsRDFA, error) {
-	d := &jsRDFA{}
+func (n *nfa) determinize() (*runeDFA, error) {
+	d := &runeDFA{}
 	index := map[string]int{}
 	var sets [][]int
 	add := func(set []int) (int, error) {
-		k := jsSetKey(set)
+		k := setKey(set)
 		if i, ok := index[k]; ok {
 			return i, nil
 		}
-		if len(sets) >= jsMaxDFAStates {
-			return 0, errJSAutomatonSize
+		if len(sets) >= maxDFAStates {
+			return 0, errAutomatonSize
 		}
 		index[k] = len(sets)
 		sets = append(sets, set)
@@ -226,11 +229,11 @@ func (n *jsNFA) determinize() (*jsRDFA, error) {
 		return nil, err
 	}
 	for i := 0; i < len(sets); i++ {
-		var all []jsREdge
+		var all []runeEdge
 		for _, s := range sets[i] {
 			all = append(all, n.edges[s]...)
 		}
-		for _, seg := range jsSegments(all) {
+		for _, seg := range segments(all) {
 			var targets []int
 			for _, e := range all {
 				if e.lo <= seg.Lo && seg.Hi <= e.hi {
@@ -241,21 +244,21 @@ func (n *jsNFA) determinize() (*jsRDFA, error) {
 			if err != nil {
 				return nil, err
 			}
-			d.edges[i] = append(d.edges[i], jsREdge{seg.Lo, seg.Hi, to})
+			d.edges[i] = append(d.edges[i], runeEdge{seg.Lo, seg.Hi, to})
 		}
 	}
 	return d.minimize(), nil
 }
 
-// jsSegments splits the ranges of edges into disjoint elementary segments
+// segments splits the ranges of edges into disjoint elementary segments
 // covered by at least one edge.
-func jsSegments(edges []jsREdge) []RuneRange {
+func segments(edges []runeEdge) []grammar.RuneRange {
 	var bounds []rune
 	for _, e := range edges {
 		bounds = append(bounds, e.lo, e.hi+1)
 	}
 	sort.Slice(bounds, func(i, j int) bool { return bounds[i] < bounds[j] })
-	var out []RuneRange
+	var out []grammar.RuneRange
 	for i := 0; i+1 < len(bounds); i++ {
 		lo, hi := bounds[i], bounds[i+1]-1
 		if lo > hi {
@@ -263,7 +266,7 @@ func jsSegments(edges []jsREdge) []RuneRange {
 		}
 		for _, e := range edges {
 			if e.lo <= lo && hi <= e.hi {
-				out = append(out, RuneRange{lo, hi})
+				out = append(out, grammar.RuneRange{Lo: lo, Hi: hi})
 				break
 			}
 		}
@@ -272,7 +275,7 @@ func jsSegments(edges []jsREdge) []RuneRange {
 }
 
 // String renders the automaton, as an identity for sharing rules.
-func (d *jsRDFA) String() string {
+func (d *runeDFA) String() string {
 	var b strings.Builder
 	for s, es := range d.edges {
 		if d.accept[s] {
@@ -287,7 +290,7 @@ func (d *jsRDFA) String() string {
 }
 
 // next returns the state reached from s on r, or -1.
-func (d *jsRDFA) next(s int, r rune) int {
+func (d *runeDFA) next(s int, r rune) int {
 	for _, e := range d.edges[s] {
 		if e.lo <= r && r <= e.hi {
 			return e.to
@@ -296,9 +299,9 @@ func (d *jsRDFA) next(s int, r rune) int {
 	return -1
 }
 
-// jsLiteralsDFA accepts exactly the given strings.
-func jsLiteralsDFA(words []string) *jsRDFA {
-	d := &jsRDFA{edges: [][]jsREdge{nil}, accept: []bool{false}}
+// literalsDFA accepts exactly the given strings.
+func literalsDFA(words []string) *runeDFA {
+	d := &runeDFA{edges: [][]runeEdge{nil}, accept: []bool{false}}
 	for _, w := range words {
 		s := 0
 		for _, r := range w {
@@ -307,7 +310,7 @@ func jsLiteralsDFA(words []string) *jsRDFA {
 				t = len(d.edges)
 				d.edges = append(d.edges, nil)
 				d.accept = append(d.accept, false)
-				d.edges[s] = append(d.edges[s], jsREdge{r, r, t})
+				d.edges[s] = append(d.edges[s], runeEdge{r, r, t})
 			}
 			s = t
 		}
@@ -319,19 +322,19 @@ func jsLiteralsDFA(words []string) *jsRDFA {
 	return d
 }
 
-// jsLengthDFA accepts strings of length in [min, max] (max < 0: unbounded).
-func jsLengthDFA(min, max int) (*jsRDFA, error) {
+// lengthDFA accepts strings of length in [min, max] (max < 0: unbounded).
+func lengthDFA(min, max int) (*runeDFA, error) {
 	top := max
 	if max < 0 {
 		top = min
 	}
-	if top >= jsMaxDFAStates {
-		return nil, errJSAutomatonSize
+	if top >= maxDFAStates {
+		return nil, errAutomatonSize
 	}
-	d := &jsRDFA{}
+	d := &runeDFA{}
 	for i := 0; i <= top; i++ {
 		d.accept = append(d.accept, i >= min)
-		var es []jsREdge
+		var es []runeEdge
 		to := i + 1
 		if i == top {
 			to = -1
@@ -340,8 +343,8 @@ func jsLengthDFA(min, max int) (*jsRDFA, error) {
 			}
 		}
 		if to >= 0 {
-			for _, u := range jsUniverse {
-				es = append(es, jsREdge{u.Lo, u.Hi, to})
+			for _, u := range universe {
+				es = append(es, runeEdge{u.Lo, u.Hi, to})
 			}
 		}
 		d.edges = append(d.edges, es)
@@ -350,11 +353,11 @@ func jsLengthDFA(min, max int) (*jsRDFA, error) {
 }
 
 // complement returns the automaton of every string d rejects.
-func (d *jsRDFA) complement() *jsRDFA {
+func (d *runeDFA) complement() *runeDFA {
 	n := len(d.edges)
-	out := &jsRDFA{edges: make([][]jsREdge, n+1), accept: make([]bool, n+1)}
+	out := &runeDFA{edges: make([][]runeEdge, n+1), accept: make([]bool, n+1)}
 	for s := 0; s <= n; s++ {
-		var es []jsREdge
+		var es []runeEdge
 		if s < n {
 			es = d.edges[s]
 			out.accept[s] = !d.accept[s]
@@ -362,21 +365,21 @@ func (d *jsRDFA) complement() *jsRDFA {
 			out.accept[s] = true
 		}
 		// Fill the gaps of the universe with the dead state n.
-		var filled []jsREdge
-		for _, u := range jsUniverse {
+		var filled []runeEdge
+		for _, u := range universe {
 			next := u.Lo
 			for _, e := range es {
 				if e.hi < u.Lo || e.lo > u.Hi {
 					continue
 				}
 				if e.lo > next {
-					filled = append(filled, jsREdge{next, e.lo - 1, n})
+					filled = append(filled, runeEdge{next, e.lo - 1, n})
 				}
 				filled = append(filled, e)
 				next = e.hi + 1
 			}
 			if next <= u.Hi {
-				filled = append(filled, jsREdge{next, u.Hi, n})
+				filled = append(filled, runeEdge{next, u.Hi, n})
 			}
 		}
 		out.edges[s] = filled
@@ -385,14 +388,14 @@ func (d *jsRDFA) complement() *jsRDFA {
 }
 
 // intersect returns the product automaton of d and e.
-func (d *jsRDFA) intersect(e *jsRDFA) (*jsRDFA, error) {
-	if len(d.edges)*len(e.edges) > 16*jsMaxDFAStates {
-		return nil, errJSAutomatonSize
+func (d *runeDFA) intersect(e *runeDFA) (*runeDFA, error) {
+	if len(d.edges)*len(e.edges) > 16*maxDFAStates {
+		return nil, errAutomatonSize
 	}
 	type pair struct{ a, b int }
 	index := map[pair]int{{0, 0}: 0}
 	queue := []pair{{0, 0}}
-	out := &jsRDFA{edges: [][]jsREdge{nil}, accept: []bool{d.accept[0] && e.accept[0]}}
+	out := &runeDFA{edges: [][]runeEdge{nil}, accept: []bool{d.accept[0] && e.accept[0]}}
 	for i := 0; i < len(queue); i++ {
 		p := queue[i]
 		for _, x := range d.edges[p.a] {
@@ -404,8 +407,8 @@ func (d *jsRDFA) intersect(e *jsRDFA) (*jsRDFA, error) {
 				q := pair{x.to, y.to}
 				t, ok := index[q]
 				if !ok {
-					if len(queue) >= jsMaxDFAStates {
-						return nil, errJSAutomatonSize
+					if len(queue) >= maxDFAStates {
+						return nil, errAutomatonSize
 					}
 					t = len(queue)
 					index[q] = t
@@ -413,7 +416,7 @@ func (d *jsRDFA) intersect(e *jsRDFA) (*jsRDFA, error) {
 					out.edges = append(out.edges, nil)
 					out.accept = append(out.accept, d.accept[q.a] && e.accept[q.b])
 				}
-				out.edges[i] = append(out.edges[i], jsREdge{lo, hi, t})
+				out.edges[i] = append(out.edges[i], runeEdge{lo, hi, t})
 			}
 		}
 		sort.Slice(out.edges[i], func(a, b int) bool { return out.edges[i][a].lo < out.edges[i][b].lo })
@@ -422,7 +425,7 @@ func (d *jsRDFA) intersect(e *jsRDFA) (*jsRDFA, error) {
 }
 
 // isEmpty reports whether d accepts nothing.
-func (d *jsRDFA) isEmpty() bool {
+func (d *runeDFA) isEmpty() bool {
 	for _, a := range d.accept {
 		if a {
 			return false
@@ -433,7 +436,7 @@ func (d *jsRDFA) isEmpty() bool {
 
 // minimize trims states that cannot reach acceptance and merges equivalent
 // states (Moore's partition refinement).
-func (d *jsRDFA) minimize() *jsRDFA {
+func (d *runeDFA) minimize() *runeDFA {
 	n := len(d.edges)
 	// Live states: those that can reach an accepting one.
 	live := make([]bool, n)
@@ -456,7 +459,7 @@ func (d *jsRDFA) minimize() *jsRDFA {
 		}
 	}
 	if !live[0] {
-		return &jsRDFA{edges: [][]jsREdge{nil}, accept: []bool{false}}
+		return &runeDFA{edges: [][]runeEdge{nil}, accept: []bool{false}}
 	}
 	// Reachable states.
 	reach := make([]bool, n)
@@ -501,7 +504,7 @@ func (d *jsRDFA) minimize() *jsRDFA {
 				continue
 			}
 			buf = binary.AppendVarint(buf[:0], int64(class[s]))
-			for _, e := range jsMergeEdges(d.edges[s], class) {
+			for _, e := range mergeEdges(d.edges[s], class) {
 				buf = binary.AppendVarint(buf, int64(e.lo))
 				buf = binary.AppendVarint(buf, int64(e.hi))
 				buf = binary.AppendVarint(buf, int64(e.to))
@@ -514,7 +517,7 @@ func (d *jsRDFA) minimize() *jsRDFA {
 			}
 			next[s] = id
 		}
-		if jsSameCount(class, next) {
+		if sameCount(class, next) {
 			class = next
 			break
 		}
@@ -531,20 +534,20 @@ func (d *jsRDFA) minimize() *jsRDFA {
 			}
 		}
 	}
-	out := &jsRDFA{edges: make([][]jsREdge, len(order)), accept: make([]bool, len(order))}
+	out := &runeDFA{edges: make([][]runeEdge, len(order)), accept: make([]bool, len(order))}
 	for i, s := range order {
 		out.accept[i] = d.accept[s]
-		for _, e := range jsMergeEdges(d.edges[s], class) {
-			out.edges[i] = append(out.edges[i], jsREdge{e.lo, e.hi, ids[e.to]})
+		for _, e := range mergeEdges(d.edges[s], class) {
+			out.edges[i] = append(out.edges[i], runeEdge{e.lo, e.hi, ids[e.to]})
 		}
 	}
 	return out
 }
 
-// jsMergeEdges maps edge targets through class, drops dead ones and merges
+// mergeEdges maps edge targets through class, drops dead ones and merges
 // adjacent ranges with the same target.
-func jsMergeEdges(es []jsREdge, class []int) []jsREdge {
-	var out []jsREdge
+func mergeEdges(es []runeEdge, class []int) []runeEdge {
+	var out []runeEdge
 	for _, e := range es {
 		t := class[e.to]
 		if t < 0 {
@@ -554,12 +557,12 @@ func jsMergeEdges(es []jsREdge, class []int) []jsREdge {
 			out[n-1].hi = e.hi
 			continue
 		}
-		out = append(out, jsREdge{e.lo, e.hi, t})
+		out = append(out, runeEdge{e.lo, e.hi, t})
 	}
 	return out
 }
 
-func jsSameCount(a, b []int) bool {
+func sameCount(a, b []int) bool {
 	count := func(x []int) int {
 		m := map[int]bool{}
 		for _, v := range x {
@@ -570,29 +573,29 @@ func jsSameCount(a, b []int) bool {
 	return count(a) == count(b)
 }
 
-// jsMaxEliminated bounds the expression state elimination may build on one
-// edge, and jsMaxEliminationWork the sum of the sizes of all the edges it
+// maxEliminated bounds the expression state elimination may build on one
+// edge, and maxEliminationWork the sum of the sizes of all the edges it
 // builds: without the second bound, an automaton of a few thousand states
 // (a multipleOf remainder automaton) builds millions of large edges before
 // one of them trips the first.
 const (
-	jsMaxEliminated      = 20000
-	jsMaxEliminationWork = 1 << 21
+	maxEliminated      = 20000
+	maxEliminationWork = 1 << 21
 )
 
 // dfaExpr turns d into an expression over the canonical spellings of its
 // characters, by state elimination. It returns nil for the empty language,
 // and an error wrapping errJSAutomatonSize when an edge would exceed
-// jsMaxEliminated nodes.
-func (c *schemaCompiler) dfaExpr(d *jsRDFA) (*Expr, error) {
-	return c.dfaExprWithin(d, jsMaxEliminated, jsMaxEliminationWork)
+// maxEliminated nodes.
+func (c *compiler) dfaExpr(d *runeDFA) (*grammar.Expr, error) {
+	return c.dfaExprWithin(d, maxEliminated, maxEliminationWork)
 }
 
 // dfaExprWithin is dfaExpr with a bound of limit nodes on every edge built
 // and of maxWork on the sum of their sizes.
 // The expression nodes it counts are returned to the grammar's budget when
 // it fails, since the caller falls back to another form.
-func (c *schemaCompiler) dfaExprWithin(d *jsRDFA, limit, maxWork int) (e *Expr, err error) {
+func (c *compiler) dfaExprWithin(d *runeDFA, limit, maxWork int) (e *grammar.Expr, err error) {
 	if d.isEmpty() {
 		return nil, nil
 	}
@@ -605,7 +608,7 @@ func (c *schemaCompiler) dfaExprWithin(d *jsRDFA, limit, maxWork int) (e *Expr, 
 	work := 0
 	n := len(d.edges)
 	S, F := n, n+1
-	type edge map[int]*Expr
+	type edge map[int]*grammar.Expr
 	out := make([]edge, n+2)
 	in := make([]map[int]bool, n+2)
 	for i := range out {
@@ -614,38 +617,38 @@ func (c *schemaCompiler) dfaExprWithin(d *jsRDFA, limit, maxWork int) (e *Expr, 
 	}
 	// size holds the tree size of every edge's expression (shared subtrees
 	// count each time they occur: that is what the automaton compiler sees).
-	size := map[*Expr]int{}
-	sizeOf := func(e *Expr) int {
+	size := map[*grammar.Expr]int{}
+	sizeOf := func(e *grammar.Expr) int {
 		if n, ok := size[e]; ok {
 			return n
 		}
-		return jsExprSize(e)
+		return exprSize(e)
 	}
-	add := func(p, q int, e *Expr) {
+	add := func(p, q int, e *grammar.Expr) {
 		n := sizeOf(e)
 		if old, ok := out[p][q]; ok {
 			n += sizeOf(old) + 1
-			e = Or(old, e)
+			e = grammar.Or(old, e)
 		}
 		size[e] = n
 		out[p][q] = e
 		in[q][p] = true
 	}
-	add(S, 0, Eps())
+	add(S, 0, grammar.Eps())
 	for s := 0; s < n; s++ {
-		byTarget := map[int][]RuneRange{}
+		byTarget := map[int][]grammar.RuneRange{}
 		var targets []int
 		for _, e := range d.edges[s] {
 			if _, ok := byTarget[e.to]; !ok {
 				targets = append(targets, e.to)
 			}
-			byTarget[e.to] = append(byTarget[e.to], RuneRange{e.lo, e.hi})
+			byTarget[e.to] = append(byTarget[e.to], grammar.RuneRange{Lo: e.lo, Hi: e.hi})
 		}
 		for _, t := range targets {
-			add(s, t, c.charSet(NormalizeRanges(byTarget[t])))
+			add(s, t, c.charSet(grammar.NormalizeRanges(byTarget[t])))
 		}
 		if d.accept[s] {
-			add(s, F, Eps())
+			add(s, F, grammar.Eps())
 		}
 	}
 	alive := make([]bool, n)
@@ -653,7 +656,7 @@ func (c *schemaCompiler) dfaExprWithin(d *jsRDFA, limit, maxWork int) (e *Expr, 
 		alive[i] = true
 	}
 	for left := n; left > 0; left-- {
-		if err := c.tick(1 + n/jsCheckEvery); err != nil {
+		if err := c.tick(1 + n/checkEvery); err != nil {
 			return nil, err
 		}
 		// Eliminate the state with the fewest paths through it.
@@ -669,9 +672,9 @@ func (c *schemaCompiler) dfaExprWithin(d *jsRDFA, limit, maxWork int) (e *Expr, 
 		}
 		k := best
 		alive[k] = false
-		var loop *Expr
+		var loop *grammar.Expr
 		if l, ok := out[k][k]; ok {
-			loop = Rep(l, 0, -1)
+			loop = grammar.Rep(l, 0, -1)
 		}
 		for p := range in[k] {
 			if p == k {
@@ -682,7 +685,7 @@ func (c *schemaCompiler) dfaExprWithin(d *jsRDFA, limit, maxWork int) (e *Expr, 
 				if q == k {
 					continue
 				}
-				parts := []*Expr{a}
+				parts := []*grammar.Expr{a}
 				n := sizeOf(a) + sizeOf(b) + 1
 				if loop != nil {
 					parts = append(parts, loop)
@@ -690,7 +693,7 @@ func (c *schemaCompiler) dfaExprWithin(d *jsRDFA, limit, maxWork int) (e *Expr, 
 				}
 				work += n
 				if n > limit || work > maxWork {
-					return nil, errJSAutomatonSize
+					return nil, errAutomatonSize
 				}
 				if err := c.tick(1); err != nil {
 					return nil, err
@@ -714,18 +717,18 @@ func (c *schemaCompiler) dfaExprWithin(d *jsRDFA, limit, maxWork int) (e *Expr, 
 	return e, nil
 }
 
-func jsExprSize(e *Expr) int {
+func exprSize(e *grammar.Expr) int {
 	n := 1
 	for _, s := range e.Subs {
-		n += jsExprSize(s)
+		n += exprSize(s)
 	}
 	return n
 }
 
 // searchDFA returns the automaton of the strings in which re (a pattern or
 // format, anchors at its ends) matches.
-func jsSearchDFA(re *syntax.Regexp) (*jsRDFA, error) {
-	alts, err := jsSplitAnchors(re)
+func searchDFA(re *syntax.Regexp) (*runeDFA, error) {
+	alts, err := splitAnchors(re)
 	if err != nil {
 		return nil, err
 	}
@@ -733,11 +736,11 @@ func jsSearchDFA(re *syntax.Regexp) (*jsRDFA, error) {
 	for _, a := range alts {
 		parts := []*syntax.Regexp{}
 		if !a.start {
-			parts = append(parts, jsAnyStar())
+			parts = append(parts, anyStar())
 		}
 		parts = append(parts, a.re)
 		if !a.end {
-			parts = append(parts, jsAnyStar())
+			parts = append(parts, anyStar())
 		}
 		subs = append(subs, &syntax.Regexp{Op: syntax.OpConcat, Sub: parts})
 	}
@@ -745,21 +748,21 @@ func jsSearchDFA(re *syntax.Regexp) (*jsRDFA, error) {
 	if len(subs) > 1 {
 		whole = &syntax.Regexp{Op: syntax.OpAlternate, Sub: subs}
 	}
-	return jsRegexDFA(whole)
+	return regexDFA(whole)
 }
 
 // stringAutomaton compiles the contents of a string under several character
 // constraints at once, through automata. Its errors are errJSAutomatonSize,
 // a *Error, or the reason a pattern cannot be expressed; compileString
 // reports them.
-func (c *schemaCompiler) stringAutomaton(s *jsSchema, parts []jsStringPart, excluded []string, minLen, maxLen int) (*Expr, error) {
-	fail := func(err error) (*Expr, error) { return nil, err }
-	d, err := jsLengthDFA(minLen, maxLen)
+func (c *compiler) stringAutomaton(s *schema, parts []stringPart, excluded []string, minLen, maxLen int) (*grammar.Expr, error) {
+	fail := func(err error) (*grammar.Expr, error) { return nil, err }
+	d, err := lengthDFA(minLen, maxLen)
 	if err != nil {
 		return fail(err)
 	}
 	for _, p := range parts {
-		pd, err := jsSearchDFA(p.re)
+		pd, err := searchDFA(p.re)
 		if err != nil {
 			return fail(err)
 		}
@@ -772,7 +775,7 @@ func (c *schemaCompiler) stringAutomaton(s *jsSchema, parts []jsStringPart, excl
 		if err != nil {
 			return nil, err
 		}
-		pd, err := jsSearchDFA(jp.re)
+		pd, err := searchDFA(jp.re)
 		if err != nil {
 			return fail(err)
 		}
@@ -781,7 +784,7 @@ func (c *schemaCompiler) stringAutomaton(s *jsSchema, parts []jsStringPart, excl
 		}
 	}
 	if len(excluded) > 0 {
-		if d, err = d.intersect(jsLiteralsDFA(excluded).complement()); err != nil {
+		if d, err = d.intersect(literalsDFA(excluded).complement()); err != nil {
 			return fail(err)
 		}
 	}
@@ -790,11 +793,11 @@ func (c *schemaCompiler) stringAutomaton(s *jsSchema, parts []jsStringPart, excl
 
 // stringDFA returns the automaton of the strings branch s accepts (its
 // string constraints only: length, patterns, known formats, enum, exclusions).
-func (c *schemaCompiler) stringDFA(s *jsSchema) (*jsRDFA, error) {
+func (c *compiler) stringDFA(s *schema) (*runeDFA, error) {
 	if s.hasEnum {
 		var words []string
 		for _, v := range s.enum {
-			if v.kind != jsString {
+			if v.kind != kindString {
 				continue
 			}
 			if v.lone {
@@ -809,20 +812,20 @@ func (c *schemaCompiler) stringDFA(s *jsSchema) (*jsRDFA, error) {
 				words = append(words, v.str)
 			}
 		}
-		return jsLiteralsDFA(words), nil
+		return literalsDFA(words), nil
 	}
 	parts, err := c.stringParts(s)
 	if err != nil {
 		return nil, err
 	}
-	d, err := jsLengthDFA(s.minLen, s.maxLen)
+	d, err := lengthDFA(s.minLen, s.maxLen)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range parts {
-		pd, err := jsSearchDFA(p.re)
+		pd, err := searchDFA(p.re)
 		if err != nil {
-			return nil, errJSAutomatonSize
+			return nil, errAutomatonSize
 		}
 		if d, err = d.intersect(pd); err != nil {
 			return nil, err
@@ -833,9 +836,9 @@ func (c *schemaCompiler) stringDFA(s *jsSchema) (*jsRDFA, error) {
 		if err != nil {
 			return nil, err
 		}
-		pd, err := jsSearchDFA(jp.re)
+		pd, err := searchDFA(jp.re)
 		if err != nil {
-			return nil, errJSAutomatonSize
+			return nil, errAutomatonSize
 		}
 		if d, err = d.intersect(pd.complement()); err != nil {
 			return nil, err
@@ -843,12 +846,12 @@ func (c *schemaCompiler) stringDFA(s *jsSchema) (*jsRDFA, error) {
 	}
 	var excluded []string
 	for _, v := range s.notVals {
-		if v.kind == jsString {
+		if v.kind == kindString {
 			excluded = append(excluded, v.str)
 		}
 	}
 	if len(excluded) > 0 {
-		if d, err = d.intersect(jsLiteralsDFA(excluded).complement()); err != nil {
+		if d, err = d.intersect(literalsDFA(excluded).complement()); err != nil {
 			return nil, err
 		}
 	}
@@ -858,11 +861,11 @@ func (c *schemaCompiler) stringDFA(s *jsSchema) (*jsRDFA, error) {
 // unsupportedE is unsupported for callers that have no value to return in
 // Lenient mode: it returns errJSIgnore there, which callers treat as "drop
 // the constraint".
-func (c *schemaCompiler) unsupportedE(ptr, kw, format string, args ...any) error {
+func (c *compiler) unsupportedE(ptr, kw, format string, args ...any) error {
 	if err := c.unsupported(ptr, kw, format, args...); err != nil {
 		return err
 	}
-	return errJSIgnore
+	return errIgnore
 }
 
-var errJSIgnore = errors.New("constraint ignored")
+var errIgnore = errors.New("constraint ignored")

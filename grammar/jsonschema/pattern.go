@@ -1,4 +1,4 @@
-package grammar
+package jsonschema
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/reinlm/rein/grammar"
 )
 
 // This file translates ECMA-262 regular expressions (the dialect of JSON
@@ -15,19 +17,22 @@ import (
 // those trees into grammar expressions over the JSON spelling of a string's
 // characters.
 
-// jsPattern is a translated pattern.
-type jsPattern struct {
+// pattern is a translated pattern.
+type pattern struct {
 	re    *syntax.Regexp // parsed translation; anchors still in place
 	match *regexp.Regexp // for matching names and enum values
 	err   error
 }
 
 // pattern returns the translation of an ECMA-262 pattern, cached.
-func (c *schemaCompiler) pattern(loc jsLoc, kw string) (*jsPattern, error) {
+func (c *compiler) pattern(loc loc, kw string) (*pattern, error) {
+	if n := len(loc.val); n > c.opts.Limits.RegexBytes {
+		return nil, c.limitf(loc.ptr, kw, "a pattern of %d bytes, more than Limits.RegexBytes (%d)", n, c.opts.Limits.RegexBytes)
+	}
 	p, ok := c.regexes[loc.val]
 	if !ok {
-		p = &jsPattern{}
-		src, err := jsTranslateECMA(loc.val)
+		p = &pattern{}
+		src, err := translateECMA(loc.val)
 		if err == nil {
 			p.re, err = syntax.Parse(src, syntax.Perl)
 			if err == nil {
@@ -38,12 +43,12 @@ func (c *schemaCompiler) pattern(loc jsLoc, kw string) (*jsPattern, error) {
 		c.regexes[loc.val] = p
 	}
 	if p.err != nil {
-		cause := ErrUnsupported
+		cause := grammar.ErrUnsupported
 		if se, ok := p.err.(*syntax.Error); ok {
 			cause = nil
 			switch se.Code {
 			case syntax.ErrInvalidRepeatSize, syntax.ErrLarge, syntax.ErrNestingDepth:
-				cause = ErrLimit
+				cause = grammar.ErrLimit
 			}
 		}
 		return nil, c.errorf(loc.ptr, kw, cause, "pattern %q: %v", loc.val, p.err)
@@ -52,7 +57,7 @@ func (c *schemaCompiler) pattern(loc jsLoc, kw string) (*jsPattern, error) {
 }
 
 // patternMatch reports whether the pattern matches name (anywhere, as ECMA-262 does).
-func (c *schemaCompiler) patternMatch(loc jsLoc, name string) (bool, error) {
+func (c *compiler) patternMatch(loc loc, name string) (bool, error) {
 	p, err := c.pattern(loc, "patternProperties")
 	if err != nil {
 		return false, err
@@ -60,14 +65,14 @@ func (c *schemaCompiler) patternMatch(loc jsLoc, name string) (bool, error) {
 	return p.match.MatchString(name), nil
 }
 
-// jsECMASpace is ECMA-262's \s.
-const jsECMASpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+// ecmaSpace is ECMA-262's \s.
+const ecmaSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
 
-// jsTranslateECMA rewrites an ECMA-262 pattern into Go's syntax, keeping its
+// translateECMA rewrites an ECMA-262 pattern into Go's syntax, keeping its
 // meaning: \s, \S and . get ECMA's definitions, \uXXXX, \u{X}, \cX, \0 and
 // identity escapes are spelled out, [^] and [] are translated, and named
 // groups get Go's spelling. Lookaround and backreferences are errors.
-func jsTranslateECMA(src string) (string, error) {
+func translateECMA(src string) (string, error) {
 	var b strings.Builder
 	inClass := false
 	classStart := false
@@ -86,15 +91,15 @@ func jsTranslateECMA(src string) (string, error) {
 				b.WriteByte(e)
 			case 's':
 				if inClass {
-					b.WriteString(jsECMASpace)
+					b.WriteString(ecmaSpace)
 				} else {
-					b.WriteString("[" + jsECMASpace + "]")
+					b.WriteString("[" + ecmaSpace + "]")
 				}
 			case 'S':
 				if inClass {
 					return "", fmt.Errorf(`\S inside a character class is not supported`)
 				}
-				b.WriteString("[^" + jsECMASpace + "]")
+				b.WriteString("[^" + ecmaSpace + "]")
 			case 'b':
 				if inClass {
 					b.WriteString(`\x08`)
@@ -121,21 +126,21 @@ func jsTranslateECMA(src string) (string, error) {
 					b.WriteString(`\\c`)
 				}
 			case 'x':
-				if i+2 <= len(src) && jsIsHex(src[i]) && jsIsHex(src[i+1]) {
+				if i+2 <= len(src) && isHex(src[i]) && isHex(src[i+1]) {
 					b.WriteString(`\x` + src[i:i+2])
 					i += 2
 				} else {
 					b.WriteByte('x')
 				}
 			case 'u':
-				r, n := jsECMAUnicodeEscape(src[i:])
+				r, n := ecmaUnicodeEscape(src[i:])
 				if n == 0 {
 					b.WriteByte('u')
 					break
 				}
 				i += n
 				if r >= 0xD800 && r <= 0xDBFF && strings.HasPrefix(src[i:], `\u`) {
-					if lo, m := jsECMAUnicodeEscape(src[i+2:]); m > 0 && lo >= 0xDC00 && lo <= 0xDFFF {
+					if lo, m := ecmaUnicodeEscape(src[i+2:]); m > 0 && lo >= 0xDC00 && lo <= 0xDFFF {
 						r = (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000
 						i += 2 + m
 					}
@@ -227,12 +232,12 @@ func jsTranslateECMA(src string) (string, error) {
 	return b.String(), nil
 }
 
-func jsIsHex(c byte) bool {
+func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f'
 }
 
-// jsECMAUnicodeEscape reads the XXXX of \uXXXX or the {X...} of \u{X...}.
-func jsECMAUnicodeEscape(s string) (rune, int) {
+// ecmaUnicodeEscape reads the XXXX of \uXXXX or the {X...} of \u{X...}.
+func ecmaUnicodeEscape(s string) (rune, int) {
 	if strings.HasPrefix(s, "{") {
 		end := strings.IndexByte(s, '}')
 		if end < 2 || end > 7 {
@@ -254,23 +259,23 @@ func jsECMAUnicodeEscape(s string) (rune, int) {
 	return rune(v), 4
 }
 
-// jsSearch is a regex prepared for "matches somewhere": the alternatives of
+// search is a regex prepared for "matches somewhere": the alternatives of
 // its top level, each with the anchors at its ends removed and flags saying
 // whether it was anchored.
-type jsSearchAlt struct {
+type searchAlt struct {
 	re         *syntax.Regexp
 	start, end bool
 }
 
-// jsSplitAnchors splits re into top-level alternatives with their anchors.
-func jsSplitAnchors(re *syntax.Regexp) ([]jsSearchAlt, error) {
+// splitAnchors splits re into top-level alternatives with their anchors.
+func splitAnchors(re *syntax.Regexp) ([]searchAlt, error) {
 	for re.Op == syntax.OpCapture {
 		re = re.Sub[0]
 	}
 	if re.Op == syntax.OpAlternate {
-		var out []jsSearchAlt
+		var out []searchAlt
 		for _, s := range re.Sub {
-			a, err := jsSplitAnchors(s)
+			a, err := splitAnchors(s)
 			if err != nil {
 				return nil, err
 			}
@@ -278,12 +283,12 @@ func jsSplitAnchors(re *syntax.Regexp) ([]jsSearchAlt, error) {
 		}
 		return out, nil
 	}
-	alt := jsSearchAlt{re: re}
+	alt := searchAlt{re: re}
 	if re.Op == syntax.OpBeginText || re.Op == syntax.OpBeginLine {
-		return []jsSearchAlt{{re: &syntax.Regexp{Op: syntax.OpEmptyMatch}, start: true}}, nil
+		return []searchAlt{{re: &syntax.Regexp{Op: syntax.OpEmptyMatch}, start: true}}, nil
 	}
 	if re.Op == syntax.OpEndText || re.Op == syntax.OpEndLine {
-		return []jsSearchAlt{{re: &syntax.Regexp{Op: syntax.OpEmptyMatch}, end: true}}, nil
+		return []searchAlt{{re: &syntax.Regexp{Op: syntax.OpEmptyMatch}, end: true}}, nil
 	}
 	if re.Op == syntax.OpConcat && len(re.Sub) > 0 {
 		subs := re.Sub
@@ -298,44 +303,44 @@ func jsSplitAnchors(re *syntax.Regexp) ([]jsSearchAlt, error) {
 		// ^(a|b)$ written with the group in the middle: unwrap a single
 		// capture holding anchors of its own.
 		if len(subs) == 1 && !alt.start && !alt.end {
-			return jsSplitAnchors(subs[0])
+			return splitAnchors(subs[0])
 		}
 		alt.re = &syntax.Regexp{Op: syntax.OpConcat, Sub: subs, Flags: re.Flags}
 		if len(subs) == 0 {
 			alt.re = &syntax.Regexp{Op: syntax.OpEmptyMatch}
 		}
 	}
-	return []jsSearchAlt{alt}, nil
+	return []searchAlt{alt}, nil
 }
 
 // regexToExpr converts a regex (no anchors left) into an expression over the
 // canonical JSON spelling of the characters it matches.
-func (c *schemaCompiler) regexToExpr(re *syntax.Regexp) (*Expr, error) {
+func (c *compiler) regexToExpr(re *syntax.Regexp) (*grammar.Expr, error) {
 	switch re.Op {
 	case syntax.OpNoMatch:
 		return nil, nil
 	case syntax.OpEmptyMatch:
-		return Eps(), nil
+		return grammar.Eps(), nil
 	case syntax.OpLiteral:
-		var parts []*Expr
+		var parts []*grammar.Expr
 		for _, r := range re.Rune {
 			if re.Flags&syntax.FoldCase != 0 {
-				parts = append(parts, c.charSet(jsFoldRanges(r)))
+				parts = append(parts, c.charSet(foldRanges(r)))
 			} else {
-				parts = append(parts, c.charSet([]RuneRange{{r, r}}))
+				parts = append(parts, c.charSet([]grammar.RuneRange{{Lo: r, Hi: r}}))
 			}
 		}
 		return c.cat(parts...), nil
 	case syntax.OpCharClass:
-		var rs []RuneRange
+		var rs []grammar.RuneRange
 		for i := 0; i+1 < len(re.Rune); i += 2 {
-			rs = append(rs, RuneRange{re.Rune[i], re.Rune[i+1]})
+			rs = append(rs, grammar.RuneRange{Lo: re.Rune[i], Hi: re.Rune[i+1]})
 		}
-		return c.charSet(NormalizeRanges(rs)), nil
+		return c.charSet(grammar.NormalizeRanges(rs)), nil
 	case syntax.OpAnyChar:
-		return c.charSet([]RuneRange{{0, maxRune}}), nil
+		return c.charSet([]grammar.RuneRange{{Lo: 0, Hi: unicode.MaxRune}}), nil
 	case syntax.OpAnyCharNotNL:
-		return c.charSet([]RuneRange{{0, '\n' - 1}, {'\n' + 1, maxRune}}), nil
+		return c.charSet([]grammar.RuneRange{{Lo: 0, Hi: '\n' - 1}, {Lo: '\n' + 1, Hi: unicode.MaxRune}}), nil
 	case syntax.OpCapture:
 		return c.regexToExpr(re.Sub[0])
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
@@ -357,7 +362,7 @@ func (c *schemaCompiler) regexToExpr(re *syntax.Regexp) (*Expr, error) {
 		}
 		return c.bigRepeat(sub, lo, hi, "pattern")
 	case syntax.OpConcat:
-		parts := make([]*Expr, 0, len(re.Sub))
+		parts := make([]*grammar.Expr, 0, len(re.Sub))
 		for _, s := range re.Sub {
 			e, err := c.regexToExpr(s)
 			if err != nil || e == nil {
@@ -367,7 +372,7 @@ func (c *schemaCompiler) regexToExpr(re *syntax.Regexp) (*Expr, error) {
 		}
 		return c.cat(parts...), nil
 	case syntax.OpAlternate:
-		var alts []*Expr
+		var alts []*grammar.Expr
 		for _, s := range re.Sub {
 			e, err := c.regexToExpr(s)
 			if err != nil {
@@ -384,10 +389,10 @@ func (c *schemaCompiler) regexToExpr(re *syntax.Regexp) (*Expr, error) {
 	return nil, fmt.Errorf("unsupported regex construct %v", re.Op)
 }
 
-func jsFoldRanges(r rune) []RuneRange {
-	rs := []RuneRange{{r, r}}
+func foldRanges(r rune) []grammar.RuneRange {
+	rs := []grammar.RuneRange{{Lo: r, Hi: r}}
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		rs = append(rs, RuneRange{f, f})
+		rs = append(rs, grammar.RuneRange{Lo: f, Hi: f})
 	}
-	return NormalizeRanges(rs)
+	return grammar.NormalizeRanges(rs)
 }
