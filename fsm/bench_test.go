@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"context"
 	"regexp/syntax"
 	"testing"
 )
@@ -109,4 +110,46 @@ func BenchmarkForcedBytes(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(d.NumStates()), "states")
+}
+
+// BenchmarkRuneDFA measures the code-point automata of a JSON Schema string
+// constraint: a pattern, its intersection with length bounds and with the
+// complement of another pattern, and state elimination back to a regexp.
+func BenchmarkRuneDFA(b *testing.B) {
+	ctx := context.Background()
+	parse := func(p string) *syntax.Regexp {
+		re, err := syntax.Parse(p, syntax.Perl)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return re
+	}
+	pattern, not := parse(`(?s).*[a-z]+@[a-z]+\.[a-z]{2,}.*`), parse(`(?s).*\.\..*`)
+	var states int
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := RuneRegexp(ctx, pattern, 4000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := RuneRegexp(ctx, not, 4000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, err := RuneLength(ScalarValues(), 0, 10, 4000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if d, err = d.Intersect(ctx, l, 4000); err != nil {
+			b.Fatal(err)
+		}
+		if d, err = d.Intersect(ctx, n.Complement(ScalarValues()), 4000); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := d.ToRegexp(ctx, RegexpLimits{}); err != nil {
+			b.Fatal(err)
+		}
+		states = d.NumStates()
+	}
+	b.ReportMetric(float64(states), "states")
 }

@@ -86,9 +86,10 @@ func resize[T any](s []T, n int) []T {
 	return s
 }
 
-// classEdge is an NFA byte edge in class terms: classes lo..hi lead to to.
+// classEdge is an NFA byte or code-point edge in class terms: classes lo..hi
+// lead to to.
 type classEdge struct {
-	lo, hi uint8
+	lo, hi int32
 	to     int32
 }
 
@@ -131,7 +132,6 @@ type subsetBuilder struct {
 }
 
 func (b *subsetBuilder) init(n *NFA, finals []int, maxStates int) {
-	ns := n.states
 	// Byte classes: a class starts at 0 and wherever some range starts or
 	// ends, so every range is a union of whole classes.
 	var cut [257]bool
@@ -149,10 +149,20 @@ func (b *subsetBuilder) init(n *NFA, finals []int, maxStates int) {
 		}
 		d.Classes[i] = uint8(c)
 	}
-	b.nc = c + 1
-	d.NumClasses = b.nc
-	b.dfa = d
+	d.NumClasses = c + 1
+	loadEdges(b, d, n.states, finals, maxStates, n.edges, func(e *nfaEdge) (edgeKind, int32, int32, classEdge) {
+		return e.kind, e.from, e.sym, classEdge{int32(d.Classes[e.lo]), int32(d.Classes[e.hi]), e.to}
+	})
+}
 
+// loadEdges readies b to determinize an NFA of ns states with the given
+// edges into d, whose NumClasses is set: view tells an edge's kind, source,
+// symbol (for a symbol edge) and target, and for a byte or code-point edge
+// its classes. Byte and code-point automata share the construction from here
+// on; only their alphabets differ.
+func loadEdges[E any](b *subsetBuilder, d *DFA, ns int, finals []int, maxStates int, edges []E, view func(*E) (kind edgeKind, from, sym int32, e classEdge)) {
+	b.nc = d.NumClasses
+	b.dfa = d
 	b.final = resize(b.final, ns)
 	b.kept = resize(b.kept, ns)
 	for _, f := range finals {
@@ -162,16 +172,17 @@ func (b *subsetBuilder) init(n *NFA, finals []int, maxStates int) {
 	// Adjacency by counting sort on the source state, one array per kind.
 	b.offs = resize(b.offs, 3*(ns+1))
 	b.epsOff, b.byteOff, b.symOff = b.offs[:ns+1], b.offs[ns+1:2*(ns+1)], b.offs[2*(ns+1):]
-	for _, e := range n.edges {
-		switch e.kind {
+	for i := range edges {
+		kind, from, _, _ := view(&edges[i])
+		switch kind {
 		case epsilonEdge:
-			b.epsOff[e.from+1]++
+			b.epsOff[from+1]++
 		case byteEdge:
-			b.byteOff[e.from+1]++
-			b.kept[e.from] = true
+			b.byteOff[from+1]++
+			b.kept[from] = true
 		case symbolEdge:
-			b.symOff[e.from+1]++
-			b.kept[e.from] = true
+			b.symOff[from+1]++
+			b.kept[from] = true
 		}
 	}
 	for q := range ns {
@@ -187,17 +198,18 @@ func (b *subsetBuilder) init(n *NFA, finals []int, maxStates int) {
 	copy(fe, b.epsOff[:ns])
 	copy(fb, b.byteOff[:ns])
 	copy(fs, b.symOff[:ns])
-	for _, e := range n.edges {
-		switch e.kind {
+	for i := range edges {
+		kind, from, sym, ce := view(&edges[i])
+		switch kind {
 		case epsilonEdge:
-			b.eps[fe[e.from]] = e.to
-			fe[e.from]++
+			b.eps[fe[from]] = ce.to
+			fe[from]++
 		case byteEdge:
-			b.bytes[fb[e.from]] = classEdge{d.Classes[e.lo], d.Classes[e.hi], e.to}
-			fb[e.from]++
+			b.bytes[fb[from]] = ce
+			fb[from]++
 		case symbolEdge:
-			b.syms[fs[e.from]] = Call{e.sym, e.to}
-			fs[e.from]++
+			b.syms[fs[from]] = Call{sym, ce.to}
+			fs[from]++
 		}
 	}
 

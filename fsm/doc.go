@@ -1,5 +1,6 @@
 // Package fsm builds byte-level finite automata: the terminals and rule bodies
-// of rein's grammars, before package pda joins them with a stack.
+// of rein's grammars, before package pda joins them with a stack; and
+// code-point automata for the string constraints of the front-ends.
 //
 // # Data flow
 //
@@ -43,14 +44,27 @@
 // asking the model. Minimize and Trim precompute it for all states, so a
 // look-up is an index into a table.
 //
+// # Code points
+//
+// RuneDFA is the same automaton over decoded characters, for constraints
+// on a string's contents that bytes state badly: its length in characters,
+// the strings a pattern does not match. RuneRegexp, RuneLiterals and
+// RuneLength build one, Intersect and Complement (relative to a universe of
+// code points, usually ScalarValues) combine them, and ToRegexp turns one
+// back into a regexp/syntax tree by state elimination. Its alphabet is runs
+// of code points read through classes, so it shares the subset construction
+// of Determinize and the refinement of Minimize with DFA (runes.go,
+// eliminate.go).
+//
 // # Limits
 //
 // Determinize stops with an error wrapping ErrTooLarge once the DFA would
 // exceed the caller's bound (the subset construction can be exponential),
 // and Regexp stops once the NFA exceeds NFA.MaxStates (counted repetitions
-// can be large). Features a byte automaton cannot express, such as word
-// boundaries or anchors inside the expression, are errors wrapping
-// ErrUnsupported.
+// can be large); every RuneDFA construction takes a bound on its states, and
+// ToRegexp bounds the expressions it builds (RegexpLimits). Features a byte
+// automaton cannot express, such as word boundaries or anchors inside the
+// expression, are errors wrapping ErrUnsupported.
 //
 // fsm knows nothing of grammars or tokens and imports no other rein package.
 package fsm

@@ -31,12 +31,27 @@ func (d *DFA) MinimizeContext(ctx context.Context) (*DFA, error) {
 	}
 	w := getWorkspace()
 	defer w.put()
-	useful := w.useful(d, nil)
-	if d.Start < 0 || !useful[d.Start] {
+	reps, newOf, err := w.minimal(d, &stop)
+	if err != nil {
+		return nil, err
+	}
+	if reps == nil {
 		return emptyDFA(), nil
 	}
-	if err := w.refine(d, useful, &stop); err != nil {
-		return nil, err
+	return w.build(d, reps, newOf), nil
+}
+
+// minimal loads d into w and returns its minimal states: one representative
+// per block of equivalent useful states, in breadth-first order from Start's
+// block, and per state of d its new number or -1. reps is nil when no state
+// is useful. DFA and RuneDFA share it.
+func (w *workspace) minimal(d *DFA, stop *stopper) (reps, newOf []int32, err error) {
+	useful := w.useful(d, nil)
+	if d.Start < 0 || !useful[d.Start] {
+		return nil, nil, nil
+	}
+	if err := w.refine(d, useful, stop); err != nil {
+		return nil, nil, err
 	}
 
 	// One state per block, in breadth-first order from Start's block.
@@ -55,7 +70,7 @@ func (d *DFA) MinimizeContext(ctx context.Context) (*DFA, error) {
 		}
 	}
 	w.order = order
-	reps := w.reps[:0]
+	reps = w.reps[:0]
 	for _, b := range order {
 		reps = append(reps, w.elems[w.start[b]])
 	}
@@ -66,7 +81,7 @@ func (d *DFA) MinimizeContext(ctx context.Context) (*DFA, error) {
 			blockOf[s] = blockID[b] - 1
 		}
 	}
-	return w.build(d, reps, blockOf), nil
+	return reps, blockOf, nil
 }
 
 // refine computes the coarsest partition of the useful states of d (loaded

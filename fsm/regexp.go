@@ -34,8 +34,19 @@ func (n *NFA) Regexp(from, to int, re *syntax.Regexp) error {
 	return c.compile(re, int32(from), int32(to), true, true)
 }
 
+// regexpTarget is the automaton a regexpCompiler adds to: a byte NFA, which
+// reads code points as their UTF-8 sequences, or a code-point NFA.
+type regexpTarget interface {
+	NewState() int
+	NumStates() int
+	Epsilon(from, to int)
+	Runes(from, to int, pairs []rune)
+	// oneRune adds an edge that reads the code point r, a valid one.
+	oneRune(from, to int32, r rune)
+}
+
 type regexpCompiler struct {
-	n     *NFA
+	n     regexpTarget
 	limit int
 	runes []rune
 }
@@ -53,7 +64,7 @@ var (
 // are new; that is what lets a loop use one state as both ends of its body.
 func (c *regexpCompiler) compile(re *syntax.Regexp, from, to int32, atStart, atEnd bool) error {
 	n := c.n
-	if n.states > c.limit {
+	if n.NumStates() > c.limit {
 		return fmt.Errorf("%w: regexp expands to more than %d NFA states", ErrTooLarge, c.limit)
 	}
 	switch re.Op {
@@ -122,7 +133,6 @@ func anchorName(re *syntax.Regexp) string {
 func (c *regexpCompiler) literal(re *syntax.Regexp, from, to int32) {
 	n := c.n
 	fold := re.Flags&syntax.FoldCase != 0
-	var buf [utf8.UTFMax]byte
 	cur := from
 	for i, r := range re.Rune {
 		next := to
@@ -139,13 +149,7 @@ func (c *regexpCompiler) literal(re *syntax.Regexp, from, to int32) {
 		case !utf8.ValidRune(r):
 			// Matches nothing: UTF-8 cannot encode it.
 		default:
-			w := utf8.EncodeRune(buf[:], r)
-			for j := range w - 1 {
-				s := int32(n.NewState())
-				n.edges = append(n.edges, nfaEdge{from: cur, to: s, kind: byteEdge, lo: buf[j], hi: buf[j]})
-				cur = s
-			}
-			n.edges = append(n.edges, nfaEdge{from: cur, to: next, kind: byteEdge, lo: buf[w-1], hi: buf[w-1]})
+			n.oneRune(cur, next, r)
 		}
 		cur = next
 	}
@@ -258,4 +262,16 @@ func (c *regexpCompiler) repeat(sub *syntax.Regexp, min, max int, from, to int32
 		cur = next
 	}
 	return nil
+}
+
+// oneRune adds the UTF-8 sequence of r from one state to another.
+func (n *NFA) oneRune(from, to int32, r rune) {
+	var buf [utf8.UTFMax]byte
+	w := utf8.EncodeRune(buf[:], r)
+	for j := range w - 1 {
+		s := int32(n.NewState())
+		n.edges = append(n.edges, nfaEdge{from: from, to: s, kind: byteEdge, lo: buf[j], hi: buf[j]})
+		from = s
+	}
+	n.edges = append(n.edges, nfaEdge{from: from, to: to, kind: byteEdge, lo: buf[w-1], hi: buf[w-1]})
 }

@@ -159,6 +159,24 @@ func (w *workspace) coReachable(d *DFA, among []bool) []bool {
 // classes that the new states do not tell apart are merged, numbered in the
 // order bytes first use them; the ForcedBytes table is computed.
 func (w *workspace) build(d *DFA, reps, newOf []int32) *DFA {
+	var units [256]int32
+	for b := range 256 {
+		units[b] = int32(d.Classes[b])
+	}
+	out := w.buildTable(d, reps, newOf, units[:])
+	for b := range 256 {
+		out.Classes[b] = uint8(units[b])
+	}
+	out.forced = w.forcedTable(out, nil)
+	return out
+}
+
+// buildTable is build for any alphabet: units maps each letter of the
+// alphabet (a byte, a run of code points) to its class in d, and is
+// rewritten to map it to its class in the result. Classes are numbered in
+// the order units first use them; the result's Classes is left zero and its
+// ForcedBytes table is not computed.
+func (w *workspace) buildTable(d *DFA, reps, newOf []int32, units []int32) *DFA {
 	k, m := d.NumClasses, len(reps)
 
 	// The columns of the new table, as sparse lists of (state, target) in
@@ -192,17 +210,17 @@ func (w *workspace) build(d *DFA, reps, newOf []int32) *DFA {
 	}
 	first := w.sameColumns(k)
 
-	// Number the distinct columns in the order bytes first use them.
+	// Number the distinct columns in the order units first use them.
 	out := &DFA{Start: 0, Final: make([]bool, m), Calls: make([][]Call, m)}
 	w.newClass = resize(w.newClass, k)
 	nk := int32(0)
-	for b := range 256 {
-		c := first[d.Classes[b]]
+	for u, old := range units {
+		c := first[old]
 		if w.newClass[c] == 0 {
 			nk++
 			w.newClass[c] = nk
 		}
-		out.Classes[b] = uint8(w.newClass[c] - 1)
+		units[u] = w.newClass[c] - 1
 	}
 	out.NumClasses = int(nk)
 	out.Trans = make([]int32, m*int(nk))
@@ -234,7 +252,6 @@ func (w *workspace) build(d *DFA, reps, newOf []int32) *DFA {
 			out.Calls[i] = callData[at:len(callData):len(callData)]
 		}
 	}
-	out.forced = w.forcedTable(out, nil)
 	return out
 }
 
