@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
 

@@ -11,10 +11,10 @@ import (
 
 	"github.com/reinlm/rein"
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/internal/vocabtest"
 	"github.com/reinlm/rein/jumpforward"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
 

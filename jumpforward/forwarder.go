@@ -3,8 +3,8 @@ package jumpforward
 import (
 	"errors"
 
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
 

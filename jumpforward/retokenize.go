@@ -3,7 +3,7 @@ package jumpforward
 import (
 	"bytes"
 
-	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/internal/pda"
 )
 
 // The window of accepted tokens re-encoded with the forced bytes starts at

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"slices"
 
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/internal/pervocab"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
 

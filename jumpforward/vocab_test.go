@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/latency"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/internal/vocabtest"
-	"github.com/reinlm/rein/pda"
 )
 
 // BenchmarkClassify times the cold classification of single nodes (every

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/reinlm/rein/grammar"
-	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
 

@@ -14,9 +14,9 @@ import (
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/masktest"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/internal/vocabtest"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 )
 
 // TestLlamaGrammarsCompile compiles all of llama.cpp's sample grammars for a

@@ -6,7 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/internal/pda"
 )
 
 // ErrRollback reports a rollback of more tokens than were accepted.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/datadir"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/internal/vocabtest"
-	"github.com/reinlm/rein/pda"
 )
 
 // TestSharedClassification pins the shortcuts of classification: the walk

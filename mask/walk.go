@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/internal/pda"
 )
 
 // Classifying a node walks the token trie from the node's configuration.

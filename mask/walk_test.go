@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/internal/vocabtest"
-	"github.com/reinlm/rein/pda"
 )
 
 // TestTrieTables checks the token trie's node tables against their

@@ -11,8 +11,8 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/masktest"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
 

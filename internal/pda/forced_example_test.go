@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/reinlm/rein/grammar"
-	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/internal/pda"
 )
 
 // Forced gives the bytes every continuation must start with, across rule
