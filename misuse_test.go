@@ -114,7 +114,7 @@ func TestMisuseIsAnError(t *testing.T) {
 		}, mask.ErrGrammar, false},
 		{"CompileProgram nil program", func() error { _, err := mask.CompileProgram(nil, voc); return err }, mask.ErrGrammar, false},
 		{"CompileProgram nil vocabulary", func() error {
-			p, err := pda.Compile(grammar.JSON(), pda.Limits{})
+			p, err := pda.Compile(grammar.JSON(), grammar.Limits{})
 			require.NoError(t, err)
 			_, err = mask.CompileProgram(p, nil)
 			return err

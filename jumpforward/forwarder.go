@@ -3,7 +3,7 @@ package jumpforward
 import (
 	"errors"
 
-	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer"
 )
@@ -34,7 +34,7 @@ type Forwarder struct {
 
 	forced []byte      // the forced bytes of the last call
 	text   []byte      // scratch: window text and forced bytes
-	one    pda.ByteSet // scratch: the byte after forced bytes cut before an unfinished character
+	one    byteset.Set // scratch: the byte after forced bytes cut before an unfinished character
 }
 
 // ErrNoGrammar reports a nil compiled grammar given to New.
@@ -106,7 +106,7 @@ func (f *Forwarder) Next(m *mask.Matcher, history []int) Result {
 	if !f.usable(m) {
 		return Result{}
 	}
-	var next pda.ByteSet
+	var next byteset.Set
 	f.forced, next, _ = m.State().Forced(f.forced[:0], f.opts.MaxBytes)
 	if len(f.forced) == 0 {
 		return Result{}

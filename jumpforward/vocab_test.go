@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
-	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
@@ -27,7 +27,7 @@ func TestExtends(t *testing.T) {
 			toks = append(toks, b)
 		}
 	}
-	brute := func(p []byte, next *pda.ByteSet) bool {
+	brute := func(p []byte, next *byteset.Set) bool {
 		for _, t := range toks {
 			if len(t) > len(p) && bytes.HasPrefix(t, p) && next.Has(t[len(p)]) {
 				return true
@@ -37,7 +37,7 @@ func TestExtends(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	text := []byte(`{"name":"Harry","house":"Gryffindor","tags":["a","b"],"n":-12.5e3}` + "    ----////====\n\t日本語")
-	sets := []pda.ByteSet{
+	sets := []byteset.Set{
 		{}, byteSetOf(`"`), byteSetOf(`,}`), byteSetOf(`0123456789-`), byteSetOf(`{["tfn-0123456789`),
 		{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, byteSetOf("GHRS"), byteSetOf(" \n"),
 	}
@@ -57,7 +57,7 @@ func TestExtends(t *testing.T) {
 		}
 		next := &sets[rng.IntN(len(sets))]
 		if rng.IntN(4) == 0 {
-			var s pda.ByteSet
+			var s byteset.Set
 			for n := rng.IntN(12); n > 0; n-- {
 				b := byte(rng.IntN(256))
 				s[b>>6] |= 1 << (b & 63)
@@ -68,8 +68,8 @@ func TestExtends(t *testing.T) {
 	}
 }
 
-func byteSetOf(s string) pda.ByteSet {
-	var set pda.ByteSet
+func byteSetOf(s string) byteset.Set {
+	var set byteset.Set
 	for i := 0; i < len(s); i++ {
 		set[s[i]>>6] |= 1 << (s[i] & 63)
 	}

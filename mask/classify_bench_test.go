@@ -25,7 +25,7 @@ func BenchmarkClassify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := pda.Compile(g, pda.Limits{})
+	p, err := pda.Compile(g, grammar.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}

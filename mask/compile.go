@@ -31,7 +31,12 @@ type Compiled struct {
 
 // Options tune Compile. The zero value is the default.
 type Options struct {
-	Limits pda.Limits
+	// Limits bound the pushdown automaton (RuleStates, TotalStates,
+	// NFAStates), the stack work of one byte at match time (StepWork) and
+	// the configurations one token classification walks before it takes
+	// the slow, exact way (WalkStates). A zero field means its default in
+	// grammar.DefaultLimits.
+	Limits grammar.Limits
 }
 
 // ErrVocab reports a vocabulary that cannot be used.

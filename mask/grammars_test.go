@@ -58,7 +58,7 @@ func TestLlamaGrammarCases(t *testing.T) {
 		n++
 		g, err := grammar.ParseGBNF(c.Grammar, "root")
 		require.NoError(t, err, c.Desc)
-		p, err := pda.Compile(g, pda.Limits{})
+		p, err := pda.Compile(g, grammar.Limits{})
 		require.NoError(t, err, c.Desc)
 		for _, s := range c.Passing {
 			st := pda.NewState(p)

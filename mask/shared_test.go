@@ -55,7 +55,7 @@ func TestSharedClassification(t *testing.T) {
 			byShape := map[string]*nodeIndex{}
 			var pruned, shared int
 			for gname, g := range grammars {
-				p, err := pda.Compile(g, pda.Limits{})
+				p, err := pda.Compile(g, grammar.Limits{})
 				require.NoError(t, err, gname)
 				st := pda.NewState(p)
 				for n := int32(0); n < int32(p.NumNodes()); n++ {

@@ -67,7 +67,7 @@ func TestTrieTables(t *testing.T) {
 func TestWalkFallback(t *testing.T) {
 	voc := buildVocabIndex(vocabtest.Core(t))
 	stride := WordsPerRow(voc.size)
-	p, err := pda.Compile(grammar.JSON(), pda.Limits{})
+	p, err := pda.Compile(grammar.JSON(), grammar.Limits{})
 	require.NoError(t, err)
 	st := pda.NewState(p)
 	gaveUp := 0

@@ -8,7 +8,7 @@
 // node and an ambiguous grammar never multiplies stacks (the two-way
 // recursion s ::= "a" t | "a" u, fed "a" twenty times, keeps a few tops
 // where unmerged stacks would number 2^20). The work of one byte is bounded
-// by Limits.MaxStepWork stack entries whatever the input; a grammar whose
+// by grammar.Limits.StepWork stack entries whatever the input; a grammar whose
 // live stacks still grow with the input (a counter such as
 // s ::= "a" s | "a" s "b" | "") has that byte refused with ErrStepLimit,
 // which fails that sequence alone. A State advances by bytes, reports

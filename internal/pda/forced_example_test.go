@@ -16,7 +16,7 @@ table ::= "users" | "user_groups"`, "root")
 	if err != nil {
 		panic(err)
 	}
-	p, err := pda.Compile(g, pda.Limits{})
+	p, err := pda.Compile(g, grammar.Limits{})
 	if err != nil {
 		panic(err)
 	}

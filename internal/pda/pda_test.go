@@ -1,13 +1,13 @@
 package pda
 
 import (
-	"errors"
 	"regexp/syntax"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reinlm/rein/fsm"
 	"github.com/reinlm/rein/grammar"
 )
 
@@ -60,7 +60,7 @@ func TestAcceptance(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Compile(tc.g, Limits{})
+			p, err := Compile(tc.g, grammar.Limits{})
 			require.NoError(t, err)
 			for _, s := range tc.accept {
 				v, c := accepts(p, s)
@@ -83,19 +83,25 @@ func TestCompileErrors(t *testing.T) {
 	tests := []struct {
 		name string
 		g    *grammar.Grammar
-		is   error
+		lim  grammar.Limits
+		is   []error
 		msg  string
 	}{
-		{"direct left recursion", rules("root", call(1), "expr", or(cat(call(1), lit("+"), lit("1")), lit("1"))), ErrLeftRecursion, `"expr"`},
-		{"indirect through nullable", rules("root", call(1), "a", or(cat(call(2), call(1), lit("x")), lit("y")), "opt", grammar.Rep(lit("o"), 0, 1)), ErrLeftRecursion, `"a"`},
-		{"empty language", rules("root", cat(lit("x"), call(1)), "loop", cat(lit("y"), call(1))), ErrEmptyLanguage, "root"},
-		{"too large", rules("root", grammar.Rep(grammar.Rep(lit("ab"), 0, 1000), 0, 1000)), grammar.ErrLimit, "too many"},
+		{"direct left recursion", rules("root", call(1), "expr", or(cat(call(1), lit("+"), lit("1")), lit("1"))), grammar.Limits{}, []error{ErrLeftRecursion}, `"expr"`},
+		{"indirect through nullable", rules("root", call(1), "a", or(cat(call(2), call(1), lit("x")), lit("y")), "opt", grammar.Rep(lit("o"), 0, 1)), grammar.Limits{}, []error{ErrLeftRecursion}, `"a"`},
+		{"empty language", rules("root", cat(lit("x"), call(1)), "loop", cat(lit("y"), call(1))), grammar.Limits{}, []error{ErrEmptyLanguage}, "root"},
+		{"too large", rules("root", grammar.Rep(grammar.Rep(lit("ab"), 0, 1000), 0, 1000)), grammar.Limits{}, []error{grammar.ErrLimit}, "Limits.NFAStates"},
+		{"regex NFA too large", rules("root", re(t, "a{500}b{500}c{500}")), grammar.Limits{NFAStates: 1000}, []error{grammar.ErrLimit, fsm.ErrTooLarge}, "Limits.NFAStates is 1000"},
+		{"rule DFA too large", rules("root", re(t, "[ab]*a[ab]{12}")), grammar.Limits{RuleStates: 100}, []error{grammar.ErrLimit, fsm.ErrTooLarge}, "Limits.RuleStates is 100"},
+		{"all rules too large", rules("root", cat(call(1), call(2)), "a", lit("abcdef"), "b", lit("ghijkl")), grammar.Limits{TotalStates: 8}, []error{grammar.ErrLimit}, "Limits.TotalStates"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Compile(tc.g, Limits{})
+			_, err := Compile(tc.g, tc.lim)
 			require.Error(t, err)
-			assert.True(t, errors.Is(err, tc.is), "error %v should wrap %v", err, tc.is)
+			for _, is := range tc.is {
+				assert.ErrorIs(t, err, is)
+			}
 			assert.Contains(t, err.Error(), tc.msg)
 		})
 	}
@@ -103,7 +109,7 @@ func TestCompileErrors(t *testing.T) {
 
 func TestRollbackRestoresState(t *testing.T) {
 	g := rules("root", grammar.Rep(grammar.Call(1), 0, -1), "p", grammar.Cat(grammar.Lit("("), grammar.Rep(grammar.Call(1), 0, -1), grammar.Lit(")")))
-	p, err := Compile(g, Limits{})
+	p, err := Compile(g, grammar.Limits{})
 	require.NoError(t, err)
 	in := []byte("(()(()))()((()))")
 	st := NewState(p)
@@ -133,7 +139,7 @@ func TestRollbackRestoresState(t *testing.T) {
 
 func TestBytesToEnd(t *testing.T) {
 	g := rules("root", grammar.Cat(grammar.Lit("{"), grammar.Call(1), grammar.Lit("}")), "v", grammar.Or(grammar.Lit("true"), grammar.Lit("0")))
-	p, err := Compile(g, Limits{})
+	p, err := Compile(g, grammar.Limits{})
 	require.NoError(t, err)
 	st := NewState(p)
 	assert.Equal(t, 3, st.BytesToEnd())
@@ -148,7 +154,7 @@ func TestBytesToEnd(t *testing.T) {
 func TestAmbiguityStaysBounded(t *testing.T) {
 	g := rules("root", grammar.Rep(grammar.Or(grammar.Call(1), grammar.Call(2), grammar.Call(3)), 0, -1),
 		"a", grammar.Lit("a"), "aa", grammar.Lit("aa"), "aaa", grammar.Cat(grammar.Call(1), grammar.Call(2)))
-	p, err := Compile(g, Limits{})
+	p, err := Compile(g, grammar.Limits{})
 	require.NoError(t, err)
 	st := NewState(p)
 	for i := 0; i < 2000; i++ {
@@ -160,7 +166,7 @@ func TestAmbiguityStaysBounded(t *testing.T) {
 
 func TestAdvanceDoesNotAllocate(t *testing.T) {
 	g := rules("root", grammar.Rep(grammar.Call(1), 0, -1), "p", grammar.Cat(grammar.Lit("("), grammar.Rep(grammar.Call(1), 0, -1), grammar.Lit(")")))
-	p, err := Compile(g, Limits{})
+	p, err := Compile(g, grammar.Limits{})
 	require.NoError(t, err)
 	st := NewState(p)
 	in := []byte("((()())(()))")

@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/reinlm/rein/fsm"
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/byteset"
 )
 
 // Call is a rule call edge of a node: push Return (unless Tail) and enter
@@ -29,12 +31,12 @@ type Program struct {
 	final     []bool
 	hasBytes  []bool
 	calls     [][]Call
-	firstByte [][4]uint64 // bytes with a live transition, per node
+	firstByte []byteset.Set // bytes with a live transition, per node
 	distOnce  sync.Once
 	dist      []int32 // fewest bytes to the end of the node's rule, on first use
 	pathOnce  sync.Once
-	paths     *fsm.Paths // bytes each node's rule forces from it (forced.go), on first use
-	stepWork  int        // Limits.MaxStepWork
+	paths     *fsm.Paths     // bytes each node's rule forces from it (forced.go), on first use
+	lim       grammar.Limits // what it was compiled with, defaults filled in
 }
 
 // RuleInfo describes one compiled rule.
@@ -44,6 +46,11 @@ type RuleInfo struct {
 	NumNodes  int32
 	FirstNode int32
 }
+
+// Limits returns the limits the program was compiled with, every field set:
+// StepWork bounds its States, and the other match-time fields are there for
+// the layers above (mask reads WalkStates).
+func (p *Program) Limits() grammar.Limits { return p.lim }
 
 // NumNodes is the number of automaton nodes of all rules together.
 func (p *Program) NumNodes() int { return int(p.numNodes) }
@@ -68,11 +75,9 @@ func (p *Program) HasBytes(n int32) bool { return p.hasBytes[n] }
 // Calls returns the rule calls leaving node n.
 func (p *Program) Calls(n int32) []Call { return p.calls[n] }
 
-// FirstBytes reports the bytes with a live transition from n as a 256-bit set.
-func (p *Program) FirstBytes(n int32) *[4]uint64 { return &p.firstByte[n] }
-
-// RuleOf returns the rule index node n belongs to.
-func (p *Program) RuleOf(n int32) int { return int(p.nodeRule[n]) }
+// FirstBytes reports the bytes with a live transition from n. The set is
+// the program's and must not be modified.
+func (p *Program) FirstBytes(n int32) *byteset.Set { return &p.firstByte[n] }
 
 // MemoryBytes estimates the memory the program's tables take.
 func (p *Program) MemoryBytes() int {

@@ -7,9 +7,9 @@ import (
 )
 
 // ErrStepLimit reports a byte whose closure expanded more stack entries than
-// Limits.MaxStepWork allows: a grammar so ambiguous that its live stacks grow
+// grammar.Limits.StepWork allows: a grammar so ambiguous that its live stacks grow
 // with the input. The byte is refused; the sequence should be failed.
-var ErrStepLimit = fmt.Errorf("pda: one byte expanded more stack entries than Limits.MaxStepWork: %w", grammar.ErrLimit)
+var ErrStepLimit = fmt.Errorf("pda: one byte expanded more stack entries than Limits.StepWork: %w", grammar.ErrLimit)
 
 // Top is one stack top of a State: a node of some rule and the frame it
 // returns into (-1: the bottom, where popping means the grammar may end).
@@ -33,7 +33,7 @@ type frame struct {
 // can roll back to any earlier depth. Only tops whose node has a byte
 // transition are stored; whether the grammar may end is kept per depth.
 //
-// The work of one byte is bounded by the program's Limits.MaxStepWork stack
+// The work of one byte is bounded by the program's grammar.Limits.StepWork stack
 // entries; a byte that needs more is refused and Err reports ErrStepLimit.
 //
 // A State is used by one goroutine at a time. Once its arenas have grown to
@@ -103,9 +103,6 @@ func (s *State) CanEnd() bool { return s.canEnd[len(s.canEnd)-1] }
 
 // CanEndAt reports CanEnd as it was at depth d.
 func (s *State) CanEndAt(d int) bool { return s.canEnd[d] }
-
-// Alive reports whether the state can still consume a byte or end.
-func (s *State) Alive() bool { return len(s.Tops()) > 0 || s.CanEnd() }
 
 // Err reports ErrStepLimit when a byte was refused since the last ClearErr
 // (or Reset) because its closure exceeded the step work limit, and nil
