@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
-	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/pda"
 )
 
 // FuzzChoice builds a choice grammar from options separated by NUL bytes and

@@ -10,7 +10,7 @@ import (
 
 	"github.com/reinlm/rein/fsm"
 	"github.com/reinlm/rein/grammar"
-	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/pda"
 )
 
 // fuzzLimits bound the automata the fuzz targets build, so one input cannot

@@ -18,7 +18,7 @@ import (
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/oracle"
-	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/pda"
 )
 
 // maskBenchFile is one MaskBench case.

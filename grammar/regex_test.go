@@ -13,7 +13,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/oracle"
-	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/pda"
 )
 
 // regexTests are patterns and the Regex expression RegexExpr makes of them:

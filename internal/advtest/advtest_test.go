@@ -8,7 +8,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/advtest"
-	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/pda"
 )
 
 // TestCasesParse checks that every adversarial case is a well-formed grammar

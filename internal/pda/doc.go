@@ -15,5 +15,10 @@
 // whether the grammar may end, and rolls back to any earlier byte depth, all
 // without allocating once its arenas are warm.
 //
-// pda knows nothing of tokens; package mask builds the token index on top.
+// This is the implementation: its node-level API (Program's queries,
+// Stepper, Top, Shape, PushReturn, ResetAt) is the contract between the
+// automaton and the token index that package mask builds on top, and
+// jump-forward's forced bytes. Users reach it through the public package
+// pda, which wraps Program and State and exports nothing else. pda knows
+// nothing of tokens.
 package pda
