@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/recovered"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer"
 )
@@ -286,7 +287,7 @@ func (c *Compiler) Compile(ctx context.Context, spec Spec) (*mask.Compiled, erro
 func (c *Compiler) build(ctx context.Context, spec *Spec) (res result) {
 	defer func() {
 		if r := recover(); r != nil {
-			res = result{err: mask.NewPanicError("compile", r)}
+			res = result{err: &mask.PanicError{Op: "compile", Value: r, Stack: recovered.Stack()}}
 		}
 	}()
 	g, warnings, err := spec.grammar(ctx, c.opts.LoadRef)

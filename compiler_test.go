@@ -191,7 +191,7 @@ func TestCompilerSharesConcurrentCompiles(t *testing.T) {
 		}
 		g, _, err := grammar.FromJSONSchema([]byte(cases[i].schema), grammar.SchemaOptions{})
 		require.NoError(t, err)
-		alone, err := mask.Compile(g, voc)
+		alone, err := mask.Compile(g, voc, mask.Options{})
 		require.NoError(t, err)
 		ids := enc.Encode(cases[i].instance)
 		assert.Equal(t, maskTrace(t, alone.NewMatcher(), ids), maskTrace(t, shared.NewMatcher(), ids), cases[i].name)
@@ -240,7 +240,7 @@ func TestMatchersConcurrentOnSharedGrammars(t *testing.T) {
 	for i, bc := range cases {
 		g, _, err := grammar.FromJSONSchema([]byte(bc.schema), grammar.SchemaOptions{})
 		require.NoError(t, err)
-		alone, err := mask.Compile(g, voc)
+		alone, err := mask.Compile(g, voc, mask.Options{})
 		require.NoError(t, err)
 		ids[i] = enc.Encode(bc.instance)
 		if race.Enabled && len(ids[i]) > 60 {
@@ -434,7 +434,7 @@ func pickToken(m *mask.Matcher, row []uint32, rng *rand.Rand, step int, single [
 			continue
 		}
 		m.AcceptToken(id)
-		if d := m.State().BytesToEnd(); d < bestDist {
+		if d := m.BytesToEnd(); d < bestDist {
 			best, bestDist = id, d
 		}
 		_ = m.Rollback(1)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/byteset"
+	"github.com/reinlm/rein/internal/maskstate"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
@@ -96,7 +97,7 @@ func TestApplyUndo(t *testing.T) {
 	require.NoError(t, err)
 	g, err := grammar.FromRegex(`(abc|abd)e`)
 	require.NoError(t, err)
-	c, err := mask.Compile(g, voc)
+	c, err := mask.Compile(g, voc, mask.Options{})
 	require.NoError(t, err)
 	m := c.NewMatcher()
 	a, _ := voc.TokenID("a")
@@ -105,10 +106,10 @@ func TestApplyUndo(t *testing.T) {
 	x, _ := voc.TokenID("x")
 	require.True(t, m.AcceptToken(a))
 	require.True(t, m.AcceptToken(b))
-	depth := m.State().Depth()
+	depth := maskstate.Of(m).Depth()
 	assert.False(t, apply(m, []int{a, b}, 1, []int{b, cc, x}))
 	assert.Equal(t, 2, m.NumTokens())
-	assert.Equal(t, depth, m.State().Depth())
+	assert.Equal(t, depth, maskstate.Of(m).Depth())
 	assert.True(t, apply(m, []int{a, b}, 1, []int{b, cc}))
 	assert.Equal(t, 3, m.NumTokens())
 	assert.False(t, apply(m, []int{a, b, cc}, 4, nil), "rollback past the start")

@@ -56,9 +56,6 @@ func NewState(p *Program) *State {
 	return s
 }
 
-// Program returns the program the state runs.
-func (s *State) Program() *Program { return s.p }
-
 // Reset returns the state to the start of the root rule.
 func (s *State) Reset() {
 	s.resetArenas()

@@ -164,7 +164,7 @@ func soakOne(c soakCase, voc *tokenizer.Vocab, opts grammar.SchemaOptions, seeds
 	if err != nil {
 		return r
 	}
-	comp, err := mask.Compile(g, voc)
+	comp, err := mask.Compile(g, voc, mask.Options{})
 	if err != nil {
 		return r
 	}
