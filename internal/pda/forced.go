@@ -5,13 +5,13 @@ import (
 	"github.com/reinlm/rein/internal/byteset"
 )
 
-// RulePath returns the bytes node n's rule forces from n: the singular path
+// rulePath returns the bytes node n's rule forces from n: the singular path
 // of its rule automaton (what fsm.DFA.ForcedBytes gives on the rule's DFA),
 // which stops at a node that may end the rule, calls a rule, or has more
 // than one byte to go on with. The table is built for all nodes on the
 // first call, as an fsm.Paths; the slice is shared and must not be
 // modified.
-func (p *Program) RulePath(n int32) []byte {
+func (p *Program) rulePath(n int32) []byte {
 	if n < 0 || n >= p.numNodes {
 		return nil
 	}
@@ -74,7 +74,7 @@ func (s *State) Forced(dst []byte, max int) (forced []byte, next byteset.Set, en
 		if len(tops) == 1 && n < max {
 			// One stack inside a rule: its automaton's singular path, read
 			// from the table instead of byte by byte.
-			if path := p.RulePath(tops[0].Node); len(path) > 0 {
+			if path := p.rulePath(tops[0].Node); len(path) > 0 {
 				path = path[:min(len(path), max-n)]
 				last := tops[0].Node
 				for _, b := range path {

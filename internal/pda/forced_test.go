@@ -175,7 +175,7 @@ str ::= "\"" [a-z]* "\""`, "root")
 	require.NoError(t, err)
 	for n := int32(0); n < int32(p.NumNodes()); n++ {
 		var want []byte
-		for u := n; !p.Final(u) && len(p.Calls(u)) == 0; {
+		for u := n; !p.final[u] && len(p.calls[u]) == 0; {
 			fb := *p.FirstBytes(u)
 			if fb.Len() != 1 {
 				break
@@ -184,10 +184,10 @@ str ::= "\"" [a-z]* "\""`, "root")
 			want = append(want, b)
 			u = p.Next(u, b)
 		}
-		assert.Equal(t, string(want), string(p.RulePath(n)), "node %d", n)
+		assert.Equal(t, string(want), string(p.rulePath(n)), "node %d", n)
 	}
-	assert.Nil(t, p.RulePath(-1))
-	assert.Nil(t, p.RulePath(int32(p.NumNodes())))
+	assert.Nil(t, p.rulePath(-1))
+	assert.Nil(t, p.rulePath(int32(p.NumNodes())))
 }
 
 func TestForcedAllocs(t *testing.T) {

@@ -66,14 +66,8 @@ func (p *Program) ByteClasses(n int32) []uint8 {
 	return p.classes[p.classOff[n] : p.classOff[n]+256]
 }
 
-// Final reports whether node n may end its rule.
-func (p *Program) Final(n int32) bool { return p.final[n] }
-
 // HasBytes reports whether node n has any byte transition.
 func (p *Program) HasBytes(n int32) bool { return p.hasBytes[n] }
-
-// Calls returns the rule calls leaving node n.
-func (p *Program) Calls(n int32) []Call { return p.calls[n] }
 
 // FirstBytes reports the bytes with a live transition from n. The set is
 // the program's and must not be modified.

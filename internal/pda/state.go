@@ -214,8 +214,8 @@ func (s *State) Rollback(d int) {
 	s.truncateFrames(int(s.frameLen[d]))
 }
 
-// CopyFrom makes s an exact copy of o, reusing s's storage.
-func (s *State) CopyFrom(o *State) {
+// copyFrom makes s an exact copy of o, reusing s's storage.
+func (s *State) copyFrom(o *State) {
 	s.p = o.p
 	s.frames = append(s.frames[:0], o.frames...)
 	s.members = append(s.members[:0], o.members...)
@@ -237,7 +237,7 @@ func (s *State) CopyFrom(o *State) {
 // Clone returns an independent copy of s.
 func (s *State) Clone() *State {
 	c := &State{}
-	c.CopyFrom(s)
+	c.copyFrom(s)
 	return c
 }
 
