@@ -644,6 +644,18 @@ func TestCacheKeys(t *testing.T) {
 	assert.Equal(t, int64(1), st.Hits)
 }
 
+// CompilerOptions.Limits reach the stages after the front-end: an automaton
+// past TotalStates fails its compile with grammar.ErrLimit.
+func TestCompilerLimits(t *testing.T) {
+	voc := vocabtest.Core(t)
+	c := newCompiler(t, voc, rein.CompilerOptions{Limits: grammar.Limits{TotalStates: 10}})
+	_, err := c.Compile(context.Background(), rein.JSON())
+	require.ErrorIs(t, err, grammar.ErrLimit)
+	assert.Contains(t, err.Error(), "Limits.TotalStates")
+	_, err = c.Compile(context.Background(), rein.Regex(`ab`))
+	assert.NoError(t, err, "a grammar within the limits compiles")
+}
+
 func TestNewCompilerNeedsVocab(t *testing.T) {
 	_, err := rein.NewCompiler(nil, rein.CompilerOptions{})
 	assert.ErrorIs(t, err, mask.ErrVocab)

@@ -15,8 +15,8 @@ import (
 // Compiled is a grammar compiled against one vocabulary. It is immutable
 // from the outside and safe for concurrent use by any number of matchers:
 // the per-node token index fills in lazily, each node once, under a lock of
-// its own stripe. Make one with Compile or CompileContext;
-// the methods of a nil or zero Compiled panic.
+// its own stripe. Make one with Compile or CompileContext; the methods of a
+// nil or zero Compiled panic.
 type Compiled struct {
 	prog   *pda.Program
 	vocab  *tokenizer.Vocab
