@@ -13,8 +13,8 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/recovered"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
 
@@ -153,8 +153,11 @@ type CompilerOptions struct {
 	// context.DeadlineExceeded. That failure is cached like any other (see
 	// Compiler): the same spec would run out of time again.
 	Timeout time.Duration
-	// Limits bound the automata (zero: pda.DefaultLimits).
-	Limits pda.Limits
+	// Limits bound what one grammar may cost; every stage the compiler
+	// runs after the front-end reads it: the pushdown automaton's size, its
+	// stack work per byte at match time, the token index's walks (see
+	// mask.Options). A zero field means its default in grammar.DefaultLimits.
+	Limits grammar.Limits
 	// LoadRef, when set, loads the documents of JSON Schema $refs to
 	// absolute URIs outside the schema (see jsonschema.Options.LoadRef).
 	// ctx is the compile's: it ends at the time limit or when no request
@@ -285,7 +288,7 @@ func (c *Compiler) Compile(ctx context.Context, spec Spec) (*mask.Compiled, erro
 func (c *Compiler) build(ctx context.Context, spec *Spec) (res result) {
 	defer func() {
 		if r := recover(); r != nil {
-			res = result{err: mask.NewPanicError("compile", r)}
+			res = result{err: &mask.PanicError{Op: "compile", Value: r, Stack: recovered.Stack()}}
 		}
 	}()
 	g, warnings, err := spec.grammar(ctx, c.opts.LoadRef)
@@ -295,11 +298,7 @@ func (c *Compiler) build(ctx context.Context, spec *Spec) (res result) {
 	if err := ctx.Err(); err != nil {
 		return result{err: err}
 	}
-	prog, err := pda.CompileContext(ctx, g, c.opts.Limits)
-	if err != nil {
-		return result{warnings: warnings, err: err}
-	}
-	compiled, err := mask.CompileProgram(prog, c.vocab)
+	compiled, err := mask.CompileContext(ctx, g, c.vocab, mask.Options{Limits: c.opts.Limits})
 	if err != nil {
 		return result{warnings: warnings, err: err}
 	}

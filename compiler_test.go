@@ -192,7 +192,7 @@ func TestCompilerSharesConcurrentCompiles(t *testing.T) {
 		}
 		g, _, err := jsonschema.Compile([]byte(cases[i].schema), jsonschema.Options{})
 		require.NoError(t, err)
-		alone, err := mask.Compile(g, voc)
+		alone, err := mask.Compile(g, voc, mask.Options{})
 		require.NoError(t, err)
 		ids := enc.Encode(cases[i].instance)
 		assert.Equal(t, maskTrace(t, alone.NewMatcher(), ids), maskTrace(t, shared.NewMatcher(), ids), cases[i].name)
@@ -241,7 +241,7 @@ func TestMatchersConcurrentOnSharedGrammars(t *testing.T) {
 	for i, bc := range cases {
 		g, _, err := jsonschema.Compile([]byte(bc.schema), jsonschema.Options{})
 		require.NoError(t, err)
-		alone, err := mask.Compile(g, voc)
+		alone, err := mask.Compile(g, voc, mask.Options{})
 		require.NoError(t, err)
 		ids[i] = enc.Encode(bc.instance)
 		if race.Enabled && len(ids[i]) > 60 {
@@ -435,7 +435,7 @@ func pickToken(m *mask.Matcher, row []uint32, rng *rand.Rand, step int, single [
 			continue
 		}
 		m.AcceptToken(id)
-		if d := m.State().BytesToEnd(); d < bestDist {
+		if d := m.BytesToEnd(); d < bestDist {
 			best, bestDist = id, d
 		}
 		_ = m.Rollback(1)
@@ -643,6 +643,18 @@ func TestCacheKeys(t *testing.T) {
 	st := c.Stats()
 	assert.Equal(t, int64(8), st.Compiles, "GBNF root \"\" and \"root\" are the same spec")
 	assert.Equal(t, int64(1), st.Hits)
+}
+
+// CompilerOptions.Limits reach the stages after the front-end: an automaton
+// past TotalStates fails its compile with grammar.ErrLimit.
+func TestCompilerLimits(t *testing.T) {
+	voc := vocabtest.Core(t)
+	c := newCompiler(t, voc, rein.CompilerOptions{Limits: grammar.Limits{TotalStates: 10}})
+	_, err := c.Compile(context.Background(), rein.JSON())
+	require.ErrorIs(t, err, grammar.ErrLimit)
+	assert.Contains(t, err.Error(), "Limits.TotalStates")
+	_, err = c.Compile(context.Background(), rein.Regex(`ab`))
+	assert.NoError(t, err, "a grammar within the limits compiles")
 }
 
 func TestNewCompilerNeedsVocab(t *testing.T) {

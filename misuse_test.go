@@ -14,7 +14,6 @@ import (
 	"github.com/reinlm/rein/internal/vocabtest"
 	"github.com/reinlm/rein/jumpforward"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
 
@@ -45,7 +44,7 @@ func catch(call func() error) (err error) {
 func TestMisuseIsAnError(t *testing.T) {
 	voc := vocabtest.Load(t, "gpt2")
 	size := voc.Size()
-	compiled, err := mask.Compile(grammar.JSON(), voc)
+	compiled, err := mask.Compile(grammar.JSON(), voc, mask.Options{})
 	require.NoError(t, err)
 	m := compiled.NewMatcher()
 	filler := mask.NewBatchFiller(2)
@@ -105,21 +104,14 @@ func TestMisuseIsAnError(t *testing.T) {
 		{"NewBitmask too large", func() error { mask.NewBitmask(math.MaxInt/2, size); return nil }, mask.ErrShape, true},
 
 		// Compile
-		{"Compile nil grammar", func() error { _, err := mask.Compile(nil, voc); return err }, mask.ErrGrammar, false},
-		{"Compile nil vocabulary", func() error { _, err := mask.Compile(grammar.JSON(), nil); return err }, mask.ErrVocab, false},
+		{"Compile nil grammar", func() error { _, err := mask.Compile(nil, voc, mask.Options{}); return err }, mask.ErrGrammar, false},
+		{"Compile nil vocabulary", func() error { _, err := mask.Compile(grammar.JSON(), nil, mask.Options{}); return err }, mask.ErrVocab, false},
 		{"CompileContext nil context", func() error {
 			//lint:ignore SA1012 a nil context is the misuse under test
-			_, err := mask.CompileContext(nil, nil, voc)
+			_, err := mask.CompileContext(nil, nil, voc, mask.Options{})
 			return err
 		}, mask.ErrGrammar, false},
-		{"CompileProgram nil program", func() error { _, err := mask.CompileProgram(nil, voc); return err }, mask.ErrGrammar, false},
-		{"CompileProgram nil vocabulary", func() error {
-			p, err := pda.Compile(grammar.JSON(), pda.Limits{})
-			require.NoError(t, err)
-			_, err = mask.CompileProgram(p, nil)
-			return err
-		}, mask.ErrVocab, false},
-		{"Compile vocabulary of stop tokens only", func() error { _, err := mask.Compile(grammar.JSON(), stopsOnly(t)); return err }, mask.ErrVocab, false},
+		{"Compile vocabulary of stop tokens only", func() error { _, err := mask.Compile(grammar.JSON(), stopsOnly(t), mask.Options{}); return err }, mask.ErrVocab, false},
 		{"NewCompiler vocabulary of stop tokens only", func() error {
 			_, err := rein.NewCompiler(stopsOnly(t), rein.CompilerOptions{})
 			return err
@@ -148,14 +140,14 @@ func TestMisuseIsAnError(t *testing.T) {
 		{"Fill nil filler", func() error { return (*mask.BatchFiller)(nil).Fill([]*mask.Matcher{m}, guard, []int{0}, nil) }, mask.ErrFiller, false},
 
 		// jumpforward
-		{"jumpforward.New nil", func() error { _, err := jumpforward.New(nil); return err }, jumpforward.ErrNoGrammar, false},
+		{"jumpforward.New nil", func() error { _, err := jumpforward.New(nil, jumpforward.Options{}); return err }, jumpforward.ErrNoGrammar, false},
 		{"Forwarder.Next nil matcher", func() error {
-			f, err := jumpforward.New(compiled)
+			f, err := jumpforward.New(compiled, jumpforward.Options{})
 			require.NoError(t, err)
 			return empty(f.Next(nil, nil))
 		}, jumpforward.ErrNoGrammar, false},
 		{"Forwarder.Next zero matcher", func() error {
-			f, err := jumpforward.New(compiled)
+			f, err := jumpforward.New(compiled, jumpforward.Options{})
 			require.NoError(t, err)
 			return empty(f.Next(new(mask.Matcher), []int{1, 2}))
 		}, jumpforward.ErrNoGrammar, false},

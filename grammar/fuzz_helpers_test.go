@@ -11,7 +11,7 @@ import (
 
 // fuzzLimits bound the automata the fuzz targets build, so one input cannot
 // take the fuzzer's whole time.
-var fuzzLimits = pda.Limits{MaxRuleStates: 4000, MaxTotalStates: 20000, MaxNFAStates: 50000}
+var fuzzLimits = grammar.Limits{RuleStates: 4000, TotalStates: 20000, NFAStates: 50000}
 
 // checkCompiles compiles a grammar a front-end returned into a pushdown
 // automaton. It must compile, or fail with an error wrapping one of the

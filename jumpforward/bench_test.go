@@ -36,7 +36,7 @@ func loadBenchDocs(tb testing.TB, every int) []benchDoc {
 		if err != nil {
 			continue
 		}
-		fw, err := jumpforward.New(s.Compiled)
+		fw, err := jumpforward.New(s.Compiled, jumpforward.Options{})
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -14,11 +14,11 @@
 // graph-structured stack, and it is byte-exact: when only the first bytes of
 // a character are forced, it ends inside the character.
 //
-// pda.State.Forced computes it by stepping the state itself, one byte at a
-// time while exactly one byte is possible, and rolling back; where the state
-// is one stack inside a rule, it reads the whole run at once from the rule
-// automaton's singular paths (pda.Program.RulePath, an fsm.Paths table built
-// on first use: the compressed view of the automata). It does not allocate,
+// The matcher's pushdown state computes it (as pda.State.Forced does) by
+// stepping itself, one byte at a time while exactly one byte is possible, and
+// rolling back; where the state is one stack inside a rule, it reads the
+// whole run at once from the rule automaton's singular paths (an fsm.Paths
+// table built on first use: the compressed view of the automata). It does not allocate,
 // so a step where nothing is forced costs well under a microsecond.
 //
 // # Re-tokenization

@@ -31,12 +31,12 @@ func ExampleForwarder_Next() {
 	if err != nil {
 		panic(err)
 	}
-	compiled, err := mask.Compile(g, vocab)
+	compiled, err := mask.Compile(g, vocab, mask.Options{})
 	if err != nil {
 		panic(err)
 	}
 	m := compiled.NewMatcher()
-	fw, err := jumpforward.New(compiled)
+	fw, err := jumpforward.New(compiled, jumpforward.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -97,11 +97,11 @@ func ExampleForwarder_Forced() {
 	if err != nil {
 		panic(err)
 	}
-	compiled, err := mask.Compile(g, vocab)
+	compiled, err := mask.Compile(g, vocab, mask.Options{})
 	if err != nil {
 		panic(err)
 	}
-	fw, err := jumpforward.New(compiled)
+	fw, err := jumpforward.New(compiled, jumpforward.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -128,7 +128,7 @@ func ExampleNext() {
 	if err != nil {
 		panic(err)
 	}
-	compiled, err := mask.Compile(g, vocab)
+	compiled, err := mask.Compile(g, vocab, mask.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -3,8 +3,9 @@ package jumpforward
 import (
 	"errors"
 
+	"github.com/reinlm/rein/internal/byteset"
+	"github.com/reinlm/rein/internal/maskstate"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
 
@@ -34,7 +35,7 @@ type Forwarder struct {
 
 	forced []byte      // the forced bytes of the last call
 	text   []byte      // scratch: window text and forced bytes
-	one    pda.ByteSet // scratch: the byte after forced bytes cut before an unfinished character
+	one    byteset.Set // scratch: the byte after forced bytes cut before an unfinished character
 }
 
 // ErrNoGrammar reports a nil compiled grammar given to New.
@@ -43,7 +44,7 @@ var ErrNoGrammar = errors.New("jumpforward: nil compiled grammar")
 // New returns a Forwarder for the matchers of c. It fails with ErrNoGrammar
 // when c is nil, and when c's vocabulary has no Encoder (re-tokenization
 // needs the model's own).
-func New(c *mask.Compiled, opts ...Options) (*Forwarder, error) {
+func New(c *mask.Compiled, opts Options) (*Forwarder, error) {
 	if c == nil {
 		return nil, ErrNoGrammar
 	}
@@ -51,10 +52,7 @@ func New(c *mask.Compiled, opts ...Options) (*Forwarder, error) {
 	if err != nil {
 		return nil, err
 	}
-	var o Options
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+	o := opts
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = defaultMaxBytes
 	}
@@ -84,7 +82,7 @@ func (f *Forwarder) Forced(m *mask.Matcher) []byte {
 	if !f.usable(m) {
 		return nil
 	}
-	f.forced, _, _ = m.State().Forced(f.forced[:0], f.opts.MaxBytes)
+	f.forced, _, _ = maskstate.Of(m).Forced(f.forced[:0], f.opts.MaxBytes)
 	return f.forced
 }
 
@@ -106,8 +104,8 @@ func (f *Forwarder) Next(m *mask.Matcher, history []int) Result {
 	if !f.usable(m) {
 		return Result{}
 	}
-	var next pda.ByteSet
-	f.forced, next, _ = m.State().Forced(f.forced[:0], f.opts.MaxBytes)
+	var next byteset.Set
+	f.forced, next, _ = maskstate.Of(m).Forced(f.forced[:0], f.opts.MaxBytes)
 	if len(f.forced) == 0 {
 		return Result{}
 	}
@@ -155,7 +153,7 @@ func Next(m *mask.Matcher, history []int) Result {
 	if m == nil {
 		return Result{}
 	}
-	f, err := New(m.Compiled())
+	f, err := New(m.Compiled(), Options{})
 	if err != nil {
 		return Result{}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/maskstate"
 	"github.com/reinlm/rein/internal/vocabtest"
 	"github.com/reinlm/rein/jumpforward"
 	"github.com/reinlm/rein/mask"
@@ -41,9 +42,9 @@ func regexGrammar(t *testing.T, src string) *grammar.Grammar {
 }
 
 func compile(t testing.TB, g *grammar.Grammar, voc *tokenizer.Vocab) (*mask.Compiled, *jumpforward.Forwarder) {
-	c, err := mask.Compile(g, voc)
+	c, err := mask.Compile(g, voc, mask.Options{})
 	require.NoError(t, err)
-	fw, err := jumpforward.New(c)
+	fw, err := jumpforward.New(c, jumpforward.Options{})
 	require.NoError(t, err)
 	return c, fw
 }
@@ -97,9 +98,9 @@ table ::= "users" | "user_groups"`
 			c, fw := compile(t, tt.grammar(t, tt.src), voc)
 			m := c.NewMatcher()
 			require.True(t, m.AcceptString(tt.prefix))
-			depth := m.State().Depth()
+			depth := maskstate.Of(m).Depth()
 			assert.Equal(t, tt.forced, string(fw.Forced(m)))
-			assert.Equal(t, depth, m.State().Depth(), "Forced leaves the matcher as it was")
+			assert.Equal(t, depth, maskstate.Of(m).Depth(), "Forced leaves the matcher as it was")
 			assert.Equal(t, 1, m.NumTokens())
 		})
 	}
@@ -170,8 +171,8 @@ func TestNext(t *testing.T) {
 				require.True(t, fresh.AcceptToken(id))
 				text += string(voc.Bytes(id))
 			}
-			assert.Equal(t, fresh.State().Depth(), m.State().Depth())
-			assert.ElementsMatch(t, fresh.State().Tops(), m.State().Tops())
+			assert.Equal(t, maskstate.Of(fresh).Depth(), maskstate.Of(m).Depth())
+			assert.ElementsMatch(t, maskstate.Of(fresh).Tops(), maskstate.Of(m).Tops())
 			old := ""
 			for _, s := range tt.history {
 				old += s
@@ -240,7 +241,7 @@ func TestNextAllocs(t *testing.T) {
 // next forced byte, which tokens such as `"name` could take in.
 func TestMaxBytes(t *testing.T) {
 	voc := vocabtest.Load(t, "llama3")
-	c, err := mask.Compile(schemaGrammar(jsonschema.WhitespaceCompact)(t, houses), voc)
+	c, err := mask.Compile(schemaGrammar(jsonschema.WhitespaceCompact)(t, houses), voc, mask.Options{})
 	require.NoError(t, err)
 	for _, tt := range []struct {
 		max    int

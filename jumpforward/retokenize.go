@@ -3,7 +3,7 @@ package jumpforward
 import (
 	"bytes"
 
-	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/internal/byteset"
 )
 
 // The window of accepted tokens re-encoded with the forced bytes starts at
@@ -19,12 +19,12 @@ const (
 // a prefix of forced, as the Encoder would encode it whatever follows; next
 // holds the bytes that may follow forced. The tokens are nil when nothing
 // can be appended yet.
-func (f *Forwarder) retokenize(history []int, forced []byte, next *pda.ByteSet) (int, []int) {
+func (f *Forwarder) retokenize(history []int, forced []byte, next *byteset.Set) (int, []int) {
 	// Encode complete characters only: the bytes of a character the forced
 	// string leaves unfinished wait for the model, and are what follows.
 	if n := completeUTF8(forced); n < len(forced) {
 		b := forced[n]
-		f.one = pda.ByteSet{}
+		f.one = byteset.Set{}
 		f.one[b>>6] |= 1 << (b & 63)
 		forced, next = forced[:n], &f.one
 	}
@@ -87,7 +87,7 @@ func (f *Forwarder) retokenize(history []int, forced []byte, next *pda.ByteSet) 
 // when none can): the tokens the Encoder gives f.text up to there stay
 // whatever follows, the ones after may merge with it. With next empty only
 // the end may follow and the whole text is safe.
-func (f *Forwarder) safeEnd(next *pda.ByteSet) int {
+func (f *Forwarder) safeEnd(next *byteset.Set) int {
 	x := f.text
 	if next.Len() == 0 {
 		return len(x)

@@ -142,7 +142,7 @@ func shortestWay(m *mask.Matcher, bm *mask.Bitmask, voc *tokenizer.Vocab) int {
 		if !ok || !bm.Allowed(0, t) || !m.AcceptToken(t) {
 			continue
 		}
-		if d := m.State().BytesToEnd(); d < best {
+		if d := m.BytesToEnd(); d < best {
 			best, id = d, t
 		}
 		_ = m.Rollback(1)
@@ -171,7 +171,7 @@ func TestSoundnessMaskBench(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			fw, err := jumpforward.New(in.Compiled)
+			fw, err := jumpforward.New(in.Compiled, jumpforward.Options{})
 			require.NoError(t, err)
 			t.Run(filepath.Base(f), func(t *testing.T) {
 				c, j := soundWalk(t, in.Grammar, in.Compiled, fw, base, rng, 25)
@@ -201,13 +201,13 @@ func TestSoundnessGBNF(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		c, err := mask.Compile(g, voc)
+		c, err := mask.Compile(g, voc, mask.Options{})
 		if err != nil {
 			continue
 		}
 		base, err := oracle.New(g)
 		require.NoError(t, err)
-		fw, err := jumpforward.New(c)
+		fw, err := jumpforward.New(c, jumpforward.Options{})
 		require.NoError(t, err)
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			for range 3 {

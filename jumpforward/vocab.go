@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"slices"
 
+	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/internal/pervocab"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
 
@@ -126,7 +126,7 @@ func lessThan(t, p []byte, b int) bool {
 
 // extends reports whether some token starts with p and goes on with a byte
 // of next.
-func (x *prefixIndex) extends(p []byte, next *pda.ByteSet) bool {
+func (x *prefixIndex) extends(p []byte, next *byteset.Set) bool {
 	s, lo, hi := &x.all, 0, x.all.len()
 	switch {
 	case len(p) == 0:

@@ -9,8 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/byteset"
+	"github.com/reinlm/rein/internal/maskstate"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
 
@@ -27,7 +28,7 @@ func TestExtends(t *testing.T) {
 			toks = append(toks, b)
 		}
 	}
-	brute := func(p []byte, next *pda.ByteSet) bool {
+	brute := func(p []byte, next *byteset.Set) bool {
 		for _, t := range toks {
 			if len(t) > len(p) && bytes.HasPrefix(t, p) && next.Has(t[len(p)]) {
 				return true
@@ -37,7 +38,7 @@ func TestExtends(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	text := []byte(`{"name":"Harry","house":"Gryffindor","tags":["a","b"],"n":-12.5e3}` + "    ----////====\n\t日本語")
-	sets := []pda.ByteSet{
+	sets := []byteset.Set{
 		{}, byteSetOf(`"`), byteSetOf(`,}`), byteSetOf(`0123456789-`), byteSetOf(`{["tfn-0123456789`),
 		{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, byteSetOf("GHRS"), byteSetOf(" \n"),
 	}
@@ -57,7 +58,7 @@ func TestExtends(t *testing.T) {
 		}
 		next := &sets[rng.IntN(len(sets))]
 		if rng.IntN(4) == 0 {
-			var s pda.ByteSet
+			var s byteset.Set
 			for n := rng.IntN(12); n > 0; n-- {
 				b := byte(rng.IntN(256))
 				s[b>>6] |= 1 << (b & 63)
@@ -68,8 +69,8 @@ func TestExtends(t *testing.T) {
 	}
 }
 
-func byteSetOf(s string) pda.ByteSet {
-	var set pda.ByteSet
+func byteSetOf(s string) byteset.Set {
+	var set byteset.Set
 	for i := 0; i < len(s); i++ {
 		set[s[i]>>6] |= 1 << (s[i] & 63)
 	}
@@ -96,7 +97,7 @@ func TestApplyUndo(t *testing.T) {
 	require.NoError(t, err)
 	g, err := grammar.FromRegex(`(abc|abd)e`, grammar.Limits{})
 	require.NoError(t, err)
-	c, err := mask.Compile(g, voc)
+	c, err := mask.Compile(g, voc, mask.Options{})
 	require.NoError(t, err)
 	m := c.NewMatcher()
 	a, _ := voc.TokenID("a")
@@ -105,10 +106,10 @@ func TestApplyUndo(t *testing.T) {
 	x, _ := voc.TokenID("x")
 	require.True(t, m.AcceptToken(a))
 	require.True(t, m.AcceptToken(b))
-	depth := m.State().Depth()
+	depth := maskstate.Of(m).Depth()
 	assert.False(t, apply(m, []int{a, b}, 1, []int{b, cc, x}))
 	assert.Equal(t, 2, m.NumTokens())
-	assert.Equal(t, depth, m.State().Depth())
+	assert.Equal(t, depth, maskstate.Of(m).Depth())
 	assert.True(t, apply(m, []int{a, b}, 1, []int{b, cc}))
 	assert.Equal(t, 3, m.NumTokens())
 	assert.False(t, apply(m, []int{a, b, cc}, 4, nil), "rollback past the start")

@@ -12,9 +12,10 @@ import (
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/advtest"
+	"github.com/reinlm/rein/internal/maskstate"
 	"github.com/reinlm/rein/internal/masktest"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer"
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
@@ -44,7 +45,7 @@ func TestAmbiguousGrammarsBounded(t *testing.T) {
 				g, _, err = jsonschema.Compile([]byte(tc.Schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 			}
 			require.NoError(t, err)
-			c, err := mask.Compile(g, voc)
+			c, err := mask.Compile(g, voc, mask.Options{})
 			require.NoError(t, err)
 			id, ok := voc.TokenID(tc.Prefix)
 			require.True(t, ok, "no token for %q", tc.Prefix)
@@ -54,7 +55,7 @@ func TestAmbiguousGrammarsBounded(t *testing.T) {
 				// Merged stacks keep these far below the step limit:
 				// every step must succeed.
 				require.NoError(t, m.Accept(id), "step %d", i)
-				require.LessOrEqual(t, len(m.State().Tops()), c.Program().NumNodes(), "step %d", i)
+				require.LessOrEqual(t, len(maskstate.Of(m).Tops()), mask.NumNodes(c), "step %d", i)
 				require.NoError(t, m.FillBitmask(bm, 0), "step %d", i)
 				require.True(t, bm.Allowed(0, id), "step %d: %q no longer allowed", i, tc.Prefix)
 			}
@@ -90,7 +91,7 @@ func FuzzRandomGrammar(f *testing.F) {
 			}
 			return
 		}
-		c, err := mask.Compile(g, voc)
+		c, err := mask.Compile(g, voc, mask.Options{})
 		if err != nil {
 			checkCompileError(t, src, err)
 			return
@@ -102,7 +103,7 @@ func FuzzRandomGrammar(f *testing.F) {
 			if i >= 48 {
 				return
 			}
-			require.LessOrEqual(t, len(m.State().Tops()), c.Program().NumNodes(), "%s: op %d", src, i)
+			require.LessOrEqual(t, len(maskstate.Of(m).Tops()), mask.NumNodes(c), "%s: op %d", src, i)
 			if err := m.FillBitmask(bm, 0); err != nil {
 				require.ErrorIs(t, err, grammar.ErrLimit, "%s: op %d", src, i)
 				return
@@ -154,7 +155,7 @@ func TestAdversarialCasesAllowTheirPrefix(t *testing.T) {
 	for _, tc := range advtest.Cases()[:1] {
 		g, err := grammar.ParseGBNF(tc.GBNF, "root", grammar.Limits{})
 		require.NoError(t, err)
-		c, err := mask.Compile(g, voc)
+		c, err := mask.Compile(g, voc, mask.Options{})
 		require.NoError(t, err)
 		m := c.NewMatcher()
 		id, ok := voc.TokenID(tc.Prefix)

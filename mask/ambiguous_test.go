@@ -10,6 +10,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/maskstate"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer/gpt2"
@@ -54,11 +55,11 @@ v ::= s "d"`, "root", grammar.Limits{})
 		{"schema", schema, "[", "]", "2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := mask.Compile(tc.g, voc)
+			c, err := mask.Compile(tc.g, voc, mask.Options{})
 			require.NoError(t, err)
 			m := c.NewMatcher()
 			bm := mask.NewBitmask(1, voc.Size())
-			nodes := c.Program().NumNodes()
+			nodes := mask.NumNodes(c)
 			const n = 40
 			for i := 0; i < n; i++ {
 				require.NoError(t, m.FillBitmask(bm, 0))
@@ -66,7 +67,7 @@ v ::= s "d"`, "root", grammar.Limits{})
 					require.Empty(t, masktest.DiffRows(m, bm.Row(0), masktest.ReferenceMask(m)), "step %d", i)
 				}
 				require.NoError(t, m.Accept(tokenOf(t, voc, tc.open)))
-				require.LessOrEqual(t, len(m.State().Tops()), nodes)
+				require.LessOrEqual(t, len(maskstate.Of(m).Tops()), nodes)
 			}
 			require.True(t, m.AcceptString(tc.middle))
 			for i := 0; i < n; i++ {
@@ -105,7 +106,7 @@ func TestStepLimitFailsTheSequence(t *testing.T) {
 	}
 	g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
 	require.NoError(t, err)
-	c, err := mask.Compile(g, voc)
+	c, err := mask.Compile(g, voc, mask.Options{})
 	require.NoError(t, err)
 	m := c.NewMatcher()
 	bm := mask.NewBitmask(1, voc.Size())

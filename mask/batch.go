@@ -218,7 +218,7 @@ func (p *fillPool) fillRow(i int) (err error) {
 	m, row := p.matchers[i], p.rows[i]
 	defer func() {
 		if r := recover(); r != nil {
-			err = NewPanicError("FillBitmask", r)
+			err = newPanicError("FillBitmask", r)
 		}
 		if err != nil && row >= 0 && row < p.b.Rows {
 			clear(p.b.Row(row))

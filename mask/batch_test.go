@@ -53,7 +53,7 @@ func schemaRuns(tb testing.TB, voc *tokenizer.Vocab, n, maxTokens int) []schemaR
 		if err != nil {
 			continue
 		}
-		c, err := mask.Compile(g, voc)
+		c, err := mask.Compile(g, voc, mask.Options{})
 		if err != nil {
 			continue
 		}
@@ -176,7 +176,7 @@ func TestBatchFillerRowFailures(t *testing.T) {
 	voc := vocabtest.Load(t, "llama3")
 	gpt2 := vocabtest.Load(t, "gpt2")
 	runs := schemaRuns(t, voc, 2, 200)
-	other, err := mask.Compile(grammar.JSON(), gpt2)
+	other, err := mask.Compile(grammar.JSON(), gpt2, mask.Options{})
 	require.NoError(t, err)
 	good := newBatchState(t, runs, 4).matchers
 	tests := []struct {
@@ -231,7 +231,7 @@ func TestBatchFillerRowFailures(t *testing.T) {
 // TestBatchFillerRefusesBadCalls covers the errors that refuse a whole call.
 func TestBatchFillerRefusesBadCalls(t *testing.T) {
 	voc := vocabtest.Load(t, "gpt2")
-	c, err := mask.Compile(grammar.JSON(), voc)
+	c, err := mask.Compile(grammar.JSON(), voc, mask.Options{})
 	require.NoError(t, err)
 	ms := []*mask.Matcher{c.NewMatcher(), c.NewMatcher()}
 	bm := mask.NewBitmask(2, voc.Size())
@@ -289,7 +289,7 @@ func TestMatcherAcceptErrors(t *testing.T) {
 	voc := vocabtest.Load(t, "gpt2")
 	g, err := grammar.FromRegex(`(yes|no)`, grammar.Limits{})
 	require.NoError(t, err)
-	c, err := mask.Compile(g, voc)
+	c, err := mask.Compile(g, voc, mask.Options{})
 	require.NoError(t, err)
 	yes, _ := voc.TokenID("yes")
 	maybe, _ := voc.TokenID("maybe")
@@ -360,7 +360,7 @@ func BenchmarkFillBatch(b *testing.B) {
 				mask.ResetSharedIndex(voc)
 				fresh := make([]schemaRun, len(runs))
 				for i, r := range runs {
-					c, err := mask.Compile(r.g, voc)
+					c, err := mask.Compile(r.g, voc, mask.Options{})
 					require.NoError(b, err)
 					fresh[i] = schemaRun{g: r.g, c: c, ids: r.ids}
 				}
@@ -414,7 +414,7 @@ func ExampleBatchFiller() {
 	if err != nil {
 		panic(err)
 	}
-	yesNo, err := mask.Compile(g, vocab)
+	yesNo, err := mask.Compile(g, vocab, mask.Options{})
 	if err != nil {
 		panic(err)
 	}

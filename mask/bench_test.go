@@ -79,7 +79,7 @@ func BenchmarkJSONGBNFMask(b *testing.B) {
 		}
 	}
 	mask.ResetSharedIndex(voc)
-	c, err := mask.Compile(g, voc)
+	c, err := mask.Compile(g, voc, mask.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -103,13 +103,13 @@ func BenchmarkJSONGBNFMask(b *testing.B) {
 func BenchmarkJSONGBNFCompile(b *testing.B) {
 	voc := vocabtest.Load(b, "llama3")
 	g := loadGBNF(b, "json.gbnf")
-	if _, err := mask.Compile(g, voc); err != nil { // builds the vocabulary index
+	if _, err := mask.Compile(g, voc, mask.Options{}); err != nil { // builds the vocabulary index
 		b.Fatal(err)
 	}
 	bm := mask.NewBitmask(1, voc.Size())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		c, err := mask.Compile(g, voc)
+		c, err := mask.Compile(g, voc, mask.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func BenchmarkJSONGBNFCompile(b *testing.B) {
 // BenchmarkAcceptToken times AcceptToken along the same documents.
 func BenchmarkAcceptToken(b *testing.B) {
 	voc := vocabtest.Load(b, "llama3")
-	c, err := mask.Compile(loadGBNF(b, "json.gbnf"), voc)
+	c, err := mask.Compile(loadGBNF(b, "json.gbnf"), voc, mask.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

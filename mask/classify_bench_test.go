@@ -5,10 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/latency"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/internal/vocabtest"
-	"github.com/reinlm/rein/pda"
 )
 
 // BenchmarkClassify times the cold classification of single nodes (every
@@ -25,7 +26,7 @@ func BenchmarkClassify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := pda.Compile(g, pda.Limits{})
+	p, err := pda.Compile(g, grammar.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}

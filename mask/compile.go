@@ -8,15 +8,15 @@ import (
 	"sync/atomic"
 
 	"github.com/reinlm/rein/grammar"
-	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
 
 // Compiled is a grammar compiled against one vocabulary. It is immutable
 // from the outside and safe for concurrent use by any number of matchers:
 // the per-node token index fills in lazily, each node once, under a lock of
-// its own stripe. Make one with Compile, CompileContext or CompileProgram;
-// the methods of a nil or zero Compiled panic.
+// its own stripe. Make one with Compile or CompileContext; the methods of a
+// nil or zero Compiled panic.
 type Compiled struct {
 	prog   *pda.Program
 	vocab  *tokenizer.Vocab
@@ -31,41 +31,43 @@ type Compiled struct {
 
 // Options tune Compile. The zero value is the default.
 type Options struct {
-	Limits pda.Limits
+	// Limits bound the pushdown automaton (RuleStates, TotalStates,
+	// NFAStates), the stack work of one byte at match time (StepWork) and
+	// the configurations one token classification walks before it takes
+	// the slow, exact way (WalkStates). A zero field means its default in
+	// grammar.DefaultLimits.
+	Limits grammar.Limits
 }
 
 // ErrVocab reports a vocabulary that cannot be used.
 var ErrVocab = errors.New("mask: unusable vocabulary")
 
-// ErrGrammar reports a nil grammar or program given to Compile.
+// ErrGrammar reports a nil grammar given to Compile.
 var ErrGrammar = errors.New("mask: no grammar")
 
 // Compile compiles g for vocab. The token index is not built here: each
 // automaton node is classified on its first visit by any matcher. It fails
 // with an error wrapping ErrGrammar when g is nil, and ErrVocab when vocab
 // is nil or has no token a grammar could allow (see CheckVocab).
-func Compile(g *grammar.Grammar, vocab *tokenizer.Vocab, opts ...Options) (*Compiled, error) {
-	return CompileContext(context.Background(), g, vocab, opts...)
+func Compile(g *grammar.Grammar, vocab *tokenizer.Vocab, opts Options) (*Compiled, error) {
+	return CompileContext(context.Background(), g, vocab, opts)
 }
 
 // CompileContext is Compile that stops once ctx ends, with an error wrapping
-// ctx.Err() (see pda.CompileContext).
-func CompileContext(ctx context.Context, g *grammar.Grammar, vocab *tokenizer.Vocab, opts ...Options) (*Compiled, error) {
-	var o Options
-	if len(opts) > 0 {
-		o = opts[0]
-	}
+// ctx.Err(): every stage looks at ctx every few thousand steps, so it
+// returns within about a millisecond of the end.
+func CompileContext(ctx context.Context, g *grammar.Grammar, vocab *tokenizer.Vocab, opts Options) (*Compiled, error) {
 	if g == nil {
 		return nil, fmt.Errorf("%w: nil grammar", ErrGrammar)
 	}
 	if err := CheckVocab(vocab); err != nil {
 		return nil, err
 	}
-	prog, err := pda.CompileContext(ctx, g, o.Limits)
+	prog, err := pda.CompileContext(ctx, g, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
-	return CompileProgram(prog, vocab)
+	return newCompiled(prog, vocab), nil
 }
 
 // CheckVocab returns an error wrapping ErrVocab when vocab cannot back a
@@ -82,16 +84,8 @@ func CheckVocab(vocab *tokenizer.Vocab) error {
 	return nil
 }
 
-// CompileProgram indexes an already compiled program for vocab. It fails with
-// an error wrapping ErrGrammar when prog is nil, and ErrVocab when vocab is
-// unusable (see CheckVocab).
-func CompileProgram(prog *pda.Program, vocab *tokenizer.Vocab) (*Compiled, error) {
-	if prog == nil {
-		return nil, fmt.Errorf("%w: nil program", ErrGrammar)
-	}
-	if err := CheckVocab(vocab); err != nil {
-		return nil, err
-	}
+// newCompiled indexes prog for vocab, which CheckVocab accepted.
+func newCompiled(prog *pda.Program, vocab *tokenizer.Vocab) *Compiled {
 	c := &Compiled{
 		prog:   prog,
 		vocab:  vocab,
@@ -100,11 +94,8 @@ func CompileProgram(prog *pda.Program, vocab *tokenizer.Vocab) (*Compiled, error
 		index:  make([]atomic.Pointer[nodeIndex], prog.NumNodes()),
 	}
 	c.states.New = func() any { return pda.NewState(prog) }
-	return c, nil
+	return c
 }
-
-// Program returns the compiled pushdown automaton.
-func (c *Compiled) Program() *pda.Program { return c.prog }
 
 // Vocab returns the vocabulary the grammar was compiled for.
 func (c *Compiled) Vocab() *tokenizer.Vocab { return c.vocab }

@@ -1,6 +1,7 @@
 // Package mask turns a compiled grammar and a vocabulary into token masks.
 //
-// Compile indexes a pda.Program against a tokenizer.Vocab. For every
+// Compile compiles a grammar into the pushdown automaton of package pda and
+// indexes it against a tokenizer.Vocab; Options carry grammar.Limits. For every
 // automaton state, tokens are classified lazily (on first visit, memoized and
 // shared by all matchers) into accepted (consumed without leaving the rule,
 // decided without the stack), rejected, and uncertain (they run past the end

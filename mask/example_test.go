@@ -20,7 +20,7 @@ func ExampleCompile() {
 	if err != nil {
 		panic(err)
 	}
-	compiled, err := mask.Compile(g, vocab)
+	compiled, err := mask.Compile(g, vocab, mask.Options{})
 	if err != nil {
 		panic(err)
 	}

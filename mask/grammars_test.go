@@ -14,9 +14,9 @@ import (
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/masktest"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/internal/vocabtest"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 )
 
 // TestLlamaGrammarsCompile compiles all of llama.cpp's sample grammars for a
@@ -29,7 +29,7 @@ func TestLlamaGrammarsCompile(t *testing.T) {
 	bm := mask.NewBitmask(1, voc.Size())
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			c, err := mask.Compile(loadGBNF(t, filepath.Base(f)), voc)
+			c, err := mask.Compile(loadGBNF(t, filepath.Base(f)), voc, mask.Options{})
 			require.NoError(t, err)
 			require.NoError(t, c.NewMatcher().FillBitmask(bm, 0))
 			assert.Positive(t, bm.Count(0))
@@ -58,7 +58,7 @@ func TestLlamaGrammarCases(t *testing.T) {
 		n++
 		g, err := grammar.ParseGBNF(c.Grammar, "root", grammar.Limits{})
 		require.NoError(t, err, c.Desc)
-		p, err := pda.Compile(g, pda.Limits{})
+		p, err := pda.Compile(g, grammar.Limits{})
 		require.NoError(t, err, c.Desc)
 		for _, s := range c.Passing {
 			st := pda.NewState(p)
@@ -74,7 +74,7 @@ func TestLlamaGrammarCases(t *testing.T) {
 
 func TestFillBatch(t *testing.T) {
 	voc := vocabtest.Core(t)
-	c, err := mask.Compile(loadGBNF(t, "json.gbnf"), voc)
+	c, err := mask.Compile(loadGBNF(t, "json.gbnf"), voc, mask.Options{})
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(5, 5))
 	ms := make([]*mask.Matcher, 16)
@@ -103,7 +103,7 @@ func FuzzAcceptRollback(f *testing.F) {
 	g, err := grammar.ParseGBNF(`root ::= "[" (item ("," item)*)? "]"
 item ::= [0-9]+ | "\"" [a-z ]* "\""`, "root", grammar.Limits{})
 	require.NoError(f, err)
-	c, err := mask.Compile(g, voc)
+	c, err := mask.Compile(g, voc, mask.Options{})
 	require.NoError(f, err)
 	f.Add([]byte{1, 2, 3, 200, 4, 5})
 	f.Add([]byte{0, 0, 0, 255, 255, 9, 9, 9})

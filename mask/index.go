@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/internal/pda"
 )
 
 // nodeIndex is the token classification of one automaton node, computed with

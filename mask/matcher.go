@@ -3,11 +3,20 @@ package mask
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
-	"strings"
 
-	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/internal/maskstate"
+	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/internal/recovered"
 )
+
+func init() {
+	maskstate.Of = func(m any) *pda.State {
+		if m, ok := m.(*Matcher); ok && m != nil {
+			return m.st
+		}
+		return nil
+	}
+}
 
 // ErrRollback reports a rollback of more tokens than were accepted.
 var ErrRollback = errors.New("mask: rollback past the start")
@@ -67,9 +76,16 @@ func (m *Matcher) CanEnd() bool { return !m.terminated && m.st.CanEnd() }
 // NumTokens is the number of tokens accepted (and not rolled back).
 func (m *Matcher) NumTokens() int { return len(m.hist) }
 
-// State exposes the byte-level automaton state, for jump-forward and tests.
-// Callers must not advance it.
-func (m *Matcher) State() *pda.State { return m.st }
+// BytesToEnd is the fewest bytes that complete the output so far into a
+// document the grammar accepts: 0 when it may end now or has terminated.
+// Engines use it to steer a sequence that must finish soon (a token budget
+// running out) towards the tokens that end it quickest.
+func (m *Matcher) BytesToEnd() int {
+	if m.terminated {
+		return 0
+	}
+	return m.st.BytesToEnd()
+}
 
 // AcceptToken advances by token id and reports whether the grammar allows
 // it. A rejected token leaves the matcher unchanged.
@@ -278,11 +294,11 @@ type PanicError struct {
 	Stack string // an excerpt of the panicking goroutine's stack
 }
 
-// NewPanicError records v, just recovered while op was running. Call it from
+// newPanicError records v, just recovered while op was running. Call it from
 // the deferred function that recovered, so Stack shows where the panic
 // happened.
-func NewPanicError(op string, v any) *PanicError {
-	return &PanicError{Op: op, Value: v, Stack: stackExcerpt(debug.Stack(), 16)}
+func newPanicError(op string, v any) *PanicError {
+	return &PanicError{Op: op, Value: v, Stack: recovered.Stack()}
 }
 
 func (e *PanicError) Error() string { return fmt.Sprintf("mask: panic in %s: %v", e.Op, e.Value) }
@@ -294,24 +310,6 @@ func (e *PanicError) Unwrap() []error {
 		return []error{ErrPanic, err}
 	}
 	return []error{ErrPanic}
-}
-
-// stackExcerpt keeps up to max lines of a debug.Stack dump, starting at the
-// frame that called panic (or after the goroutine header when there is none).
-func stackExcerpt(s []byte, max int) string {
-	lines := strings.Split(strings.TrimSpace(string(s)), "\n")
-	start := min(1, len(lines))
-	for i, l := range lines {
-		if strings.HasPrefix(l, "panic(") {
-			start = min(i+2, len(lines))
-			break
-		}
-	}
-	lines = lines[start:]
-	if len(lines) > max {
-		lines = lines[:max]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // Accept is AcceptToken for engines that need the reason for a refusal: it
@@ -331,7 +329,7 @@ func (m *Matcher) Accept(id int) (err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = NewPanicError("Accept", r)
+			err = newPanicError("Accept", r)
 		}
 	}()
 	if m.terminated {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/datadir"
+	"github.com/reinlm/rein/internal/maskstate"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/internal/oracle"
 	"github.com/reinlm/rein/internal/race"
@@ -86,7 +87,7 @@ func TestMaskMatchesReference(t *testing.T) {
 		voc := vocabtest.Load(t, vname)
 		for _, tg := range testGrammars(t) {
 			t.Run(vname+"/"+tg.name, func(t *testing.T) {
-				c, err := mask.Compile(tg.g, voc)
+				c, err := mask.Compile(tg.g, voc, mask.Options{})
 				require.NoError(t, err)
 				rng := rand.New(rand.NewPCG(1, uint64(len(tg.name))))
 				for w := 0; w < walks; w++ {
@@ -117,7 +118,7 @@ func TestMaskAgreesWithEarley(t *testing.T) {
 	for _, name := range []string{"json.gbnf", "c.gbnf", "arithmetic.gbnf"} {
 		t.Run(name, func(t *testing.T) {
 			g := loadGBNF(t, name)
-			c, err := mask.Compile(g, voc)
+			c, err := mask.Compile(g, voc, mask.Options{})
 			require.NoError(t, err)
 			rng := rand.New(rand.NewPCG(7, 7))
 			for w := 0; w < walks; w++ {
@@ -162,7 +163,7 @@ func TestRandomDecoding(t *testing.T) {
 	voc := vocabtest.Core(t)
 	for _, tg := range testGrammars(t) {
 		t.Run(tg.name, func(t *testing.T) {
-			c, err := mask.Compile(tg.g, voc)
+			c, err := mask.Compile(tg.g, voc, mask.Options{})
 			require.NoError(t, err)
 			rng := rand.New(rand.NewPCG(3, uint64(len(tg.name))))
 			m := c.NewMatcher()
@@ -182,7 +183,7 @@ func TestRandomDecoding(t *testing.T) {
 func TestRollbackProperty(t *testing.T) {
 	voc := vocabtest.Core(t)
 	g := loadGBNF(t, "json.gbnf")
-	c, err := mask.Compile(g, voc)
+	c, err := mask.Compile(g, voc, mask.Options{})
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(11, 12))
 	bm := mask.NewBitmask(2, voc.Size())
@@ -192,7 +193,7 @@ func TestRollbackProperty(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, m.Rollback(1)) // undo the stop token
 		require.False(t, m.IsTerminated())
-		before := m.State().Depth()
+		before := maskstate.Of(m).Depth()
 		require.NoError(t, m.FillBitmask(bm, 0))
 		k := 1 + rng.IntN(6)
 		accepted := 0
@@ -212,7 +213,7 @@ func TestRollbackProperty(t *testing.T) {
 		require.NoError(t, m.Rollback(accepted))
 		require.NoError(t, m.FillBitmask(bm, 1))
 		assert.Equal(t, bm.Row(0), bm.Row(1), "trial %d: mask differs after rollback of %d", trial, accepted)
-		assert.Equal(t, before, m.State().Depth())
+		assert.Equal(t, before, maskstate.Of(m).Depth())
 		assert.False(t, m.IsTerminated())
 	}
 	m := c.NewMatcher()
@@ -242,7 +243,7 @@ func TestStopAndSpecialTokens(t *testing.T) {
 	voc := vocabtest.Core(t)
 	g, err := grammar.FromRegex(`ab?`, grammar.Limits{})
 	require.NoError(t, err)
-	c, err := mask.Compile(g, voc)
+	c, err := mask.Compile(g, voc, mask.Options{})
 	require.NoError(t, err)
 	m := c.NewMatcher()
 	bm := mask.NewBitmask(1, voc.Size())
@@ -272,6 +273,50 @@ func TestStopAndSpecialTokens(t *testing.T) {
 	assert.False(t, m.IsTerminated())
 }
 
+// BytesToEnd counts what is left to complete the output, and is 0 once the
+// grammar may end or has ended.
+func TestBytesToEnd(t *testing.T) {
+	voc := vocabtest.Core(t)
+	g, err := grammar.FromRegex(`abc(de)?`, grammar.Limits{})
+	require.NoError(t, err)
+	c, err := mask.Compile(g, voc, mask.Options{})
+	require.NoError(t, err)
+	m := c.NewMatcher()
+	assert.Equal(t, 3, m.BytesToEnd())
+	require.True(t, m.AcceptString("a"))
+	assert.Equal(t, 2, m.BytesToEnd())
+	require.True(t, m.AcceptString("bc"))
+	assert.Zero(t, m.BytesToEnd())
+	require.True(t, m.AcceptString("d"))
+	assert.Equal(t, 1, m.BytesToEnd())
+	require.NoError(t, m.Rollback(1))
+	require.True(t, m.AcceptToken(voc.StopTokens()[0]))
+	assert.Zero(t, m.BytesToEnd())
+}
+
+// Options.Limits reach every stage: the automaton's size at compile time,
+// and the token walk, whose bound changes how a mask is built, never what it
+// holds.
+func TestOptionsLimits(t *testing.T) {
+	voc := vocabtest.Core(t)
+	_, err := mask.Compile(grammar.JSON(), voc, mask.Options{Limits: grammar.Limits{TotalStates: 10}})
+	require.ErrorIs(t, err, grammar.ErrLimit)
+	assert.Contains(t, err.Error(), "Limits.TotalStates")
+
+	want, err := mask.Compile(grammar.JSON(), voc, mask.Options{})
+	require.NoError(t, err)
+	got, err := mask.Compile(grammar.JSON(), voc, mask.Options{Limits: grammar.Limits{WalkStates: 2}})
+	require.NoError(t, err)
+	mw, mg := want.NewMatcher(), got.NewMatcher()
+	bw, bg := mask.NewBitmask(1, voc.Size()), mask.NewBitmask(1, voc.Size())
+	for _, s := range []string{"", `{"`, `a": [1, `, `"x\u00`, `e9"], "b": {`} {
+		require.True(t, mw.AcceptString(s) && mg.AcceptString(s), "%q", s)
+		require.NoError(t, mw.FillBitmask(bw, 0))
+		require.NoError(t, mg.FillBitmask(bg, 0))
+		assert.Equal(t, bw.Row(0), bg.Row(0), "after %q", s)
+	}
+}
+
 func isStop(v *tokenizer.Vocab, id int) bool {
 	for _, s := range v.StopTokens() {
 		if s == id {
@@ -285,7 +330,7 @@ func isStop(v *tokenizer.Vocab, id int) bool {
 // AcceptToken once the visited nodes are indexed.
 func TestHotPathDoesNotAllocate(t *testing.T) {
 	voc := vocabtest.Core(t)
-	c, err := mask.Compile(loadGBNF(t, "json.gbnf"), voc)
+	c, err := mask.Compile(loadGBNF(t, "json.gbnf"), voc, mask.Options{})
 	require.NoError(t, err)
 	enc, err := voc.Encoder()
 	require.NoError(t, err)

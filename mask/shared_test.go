@@ -14,8 +14,8 @@ import (
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/internal/vocabtest"
-	"github.com/reinlm/rein/pda"
 )
 
 // TestSharedClassification pins the shortcuts of classification: the walk
@@ -56,7 +56,7 @@ func TestSharedClassification(t *testing.T) {
 			byShape := map[string]*nodeIndex{}
 			var pruned, shared int
 			for gname, g := range grammars {
-				p, err := pda.Compile(g, pda.Limits{})
+				p, err := pda.Compile(g, grammar.Limits{})
 				require.NoError(t, err, gname)
 				st := pda.NewState(p)
 				for n := int32(0); n < int32(p.NumNodes()); n++ {

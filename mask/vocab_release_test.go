@@ -31,7 +31,7 @@ func TestVocabIndexReleased(t *testing.T) {
 		for i := 0; i < 10; i++ {
 			v, err := base.WithLogitWidth(base.Size() + 64 + i)
 			require.NoError(t, err)
-			c, err := Compile(g, v)
+			c, err := Compile(g, v, Options{})
 			require.NoError(t, err)
 			require.NoError(t, c.NewMatcher().FillBitmask(bm, 0))
 			held = append(held, c)
@@ -59,7 +59,7 @@ func TestSharedClassificationsChargedOnce(t *testing.T) {
 	run := func() *Compiled {
 		g, _, err := jsonschema.Compile(schema, jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 		require.NoError(t, err)
-		c, err := Compile(g, v)
+		c, err := Compile(g, v, Options{})
 		require.NoError(t, err)
 		m := c.NewMatcher()
 		bm := NewBitmask(1, v.Size())

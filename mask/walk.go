@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/reinlm/rein/pda"
+	"github.com/reinlm/rein/internal/pda"
 )
 
 // Classifying a node walks the token trie from the node's configuration.
@@ -41,17 +41,13 @@ type walkDFA struct {
 	exits []exitEntry
 	path  []int32 // path[d]: the state after d bytes of the current token
 
-	maxStates int  // maxWalkStates, lowered by tests
+	maxStates int  // grammar.Limits.WalkStates, lowered by tests
 	prunedAny bool // some subtree was accepted without a walk (for tests)
 }
 
-// The walk gives up (and the caller falls back to a pda.State walk) past
-// this many configurations: each costs a 1 KiB row.
-const maxWalkStates = 1 << 13
-
 const (
 	stateUnknown int32 = -3 // successor not computed yet
-	stateFull    int32 = -2 // successor would exceed maxWalkStates
+	stateFull    int32 = -2 // successor would exceed maxStates
 	stateDead    int32 = -1
 )
 
@@ -85,7 +81,7 @@ func (a *walkDFA) reset(p *pda.Program, n int32) {
 		a.stp.Reset(p)
 	}
 	a.p = p
-	a.maxStates = maxWalkStates
+	a.maxStates = p.Limits().WalkStates // past it, the caller walks a pda.State: each configuration costs a 1 KiB row
 	a.trans = a.trans[:0]
 	a.canEnd = a.canEnd[:0]
 	a.topOff = append(a.topOff[:0], 0)

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/internal/vocabtest"
-	"github.com/reinlm/rein/pda"
 )
 
 // TestTrieTables checks the token trie's node tables against their
@@ -67,7 +67,7 @@ func TestTrieTables(t *testing.T) {
 func TestWalkFallback(t *testing.T) {
 	voc := buildVocabIndex(vocabtest.Core(t))
 	stride := WordsPerRow(voc.size)
-	p, err := pda.Compile(grammar.JSON(), pda.Limits{})
+	p, err := pda.Compile(grammar.JSON(), grammar.Limits{})
 	require.NoError(t, err)
 	st := pda.NewState(p)
 	gaveUp := 0

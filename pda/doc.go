@@ -1,19 +1,24 @@
-// Package pda compiles a grammar IR into a pushdown automaton and runs it.
+// Package pda compiles a grammar into a pushdown automaton, checks it, and
+// runs it over bytes. It is the package for grammar authors: to find out
+// whether a grammar compiles, what it costs, and which byte strings it
+// accepts, without a tokenizer. Engines that decode with a grammar use
+// package mask, which compiles the same automaton and adds the token index.
 //
-// Each rule becomes a minimized byte DFA whose symbol edges call other rules;
-// a call pushes the state to return to. The runtime state is a set of stacks
-// kept as a graph-structured stack: frames are shared and interned, and the
-// stacks that reach the same node at the same byte depth are merged into one
-// top whose frame is a join of theirs, so a depth holds at most one top per
-// node and an ambiguous grammar never multiplies stacks (the two-way
-// recursion s ::= "a" t | "a" u, fed "a" twenty times, keeps a few tops
-// where unmerged stacks would number 2^20). The work of one byte is bounded
-// by Limits.MaxStepWork stack entries whatever the input; a grammar whose
-// live stacks still grow with the input (a counter such as
-// s ::= "a" s | "a" s "b" | "") has that byte refused with ErrStepLimit,
-// which fails that sequence alone. A State advances by bytes, reports
-// whether the grammar may end, and rolls back to any earlier byte depth, all
-// without allocating once its arenas are warm.
+// Compile turns a grammar.Grammar (from grammar.ParseGBNF, FromRegex, JSON
+// and the others) into a Program: each rule becomes a minimized byte DFA
+// whose rule references are calls. Compile refuses a grammar it could not
+// run: a left-recursive rule (ErrLeftRecursion), a grammar that matches
+// nothing (ErrEmptyLanguage), and automata beyond grammar.Limits (an error
+// wrapping grammar.ErrLimit that names the field). A Program is immutable
+// and shared by any number of States.
 //
-// pda knows nothing of tokens; package mask builds the token index on top.
+// A State consumes bytes, tells whether the input so far is a complete
+// sentence (CanEnd) and how far it is from one (BytesToEnd), which bytes may
+// come next (NextBytes) and which are forced (Forced), and rolls back to any
+// earlier byte. Its stacks are kept as a graph-structured stack, so an
+// ambiguous grammar never multiplies them; the work of one byte is bounded by
+// grammar.Limits.StepWork, and a byte that would need more is refused with
+// ErrStepLimit (see State.Err), whatever the input.
+//
+// pda knows nothing of tokens.
 package pda

@@ -51,7 +51,7 @@ func run(batch int, seed uint64, maxTokens int) error {
 	if err != nil {
 		return err
 	}
-	compiled, err := mask.Compile(grammar.JSON(), vocab)
+	compiled, err := mask.Compile(grammar.JSON(), vocab, mask.Options{})
 	if err != nil {
 		return err
 	}
@@ -163,12 +163,12 @@ func run(batch int, seed uint64, maxTokens int) error {
 // steerToEnd raises the logits of the tokens that bring the document closest
 // to a possible end, as a model asked to stop would.
 func steerToEnd(m *mask.Matcher, logits []float32, n int) {
-	best := m.State().BytesToEnd()
+	best := m.BytesToEnd()
 	for id := 0; id < n; id++ {
 		if !m.AcceptToken(id) {
 			continue
 		}
-		if m.IsTerminated() || m.State().BytesToEnd() < best {
+		if m.IsTerminated() || m.BytesToEnd() < best {
 			logits[id] += 10
 		}
 		_ = m.Rollback(1)

@@ -143,7 +143,7 @@ func run(vocab *tokenizer.Vocab, cfg config) error {
 		return err
 	}
 	if cfg.jump {
-		if _, err := jumpforward.New(jsonGrammar); err != nil {
+		if _, err := jumpforward.New(jsonGrammar, jumpforward.Options{}); err != nil {
 			fmt.Println("no jump-forward:", err)
 			cfg.jump = false
 		}
@@ -198,7 +198,7 @@ func run(vocab *tokenizer.Vocab, cfg config) error {
 			if r.handle != nil {
 				r.m = r.handle.Compiled().NewMatcher()
 				if cfg.jump {
-					r.fw, _ = jumpforward.New(r.handle.Compiled())
+					r.fw, _ = jumpforward.New(r.handle.Compiled(), jumpforward.Options{})
 				}
 			}
 			r.started, r.status = step, "running"
@@ -342,7 +342,7 @@ func steer(m *mask.Matcher, logits []float32, row []uint32, single [256]int) {
 		if id < 0 || !allowed(id) || !m.AcceptToken(id) {
 			continue
 		}
-		if d := m.State().BytesToEnd(); d < bestDist {
+		if d := m.BytesToEnd(); d < bestDist {
 			best, bestDist = id, d
 		}
 		_ = m.Rollback(1)

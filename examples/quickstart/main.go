@@ -67,7 +67,7 @@ func run(seed uint64, maxTokens int) error {
 	if err != nil {
 		return err
 	}
-	compiled, err := mask.Compile(g, vocab)
+	compiled, err := mask.Compile(g, vocab, mask.Options{})
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func runMaskBenchFile(path string, opts jsonschema.Options) maskBenchResult {
 	// default limits, as the matcher will need it. (The largest grammars
 	// are left out: compiling them takes pda minutes.)
 	if len(g.Rules) <= maskBenchPDARules {
-		if _, err := pda.Compile(g, pda.Limits{}); err != nil {
+		if _, err := pda.Compile(g, grammar.Limits{}); err != nil {
 			res.compile = err
 			return res
 		}

@@ -25,7 +25,7 @@ func TestCasesParse(t *testing.T) {
 				g, _, err = jsonschema.Compile([]byte(tc.Schema), jsonschema.Options{})
 			}
 			require.NoError(t, err)
-			p, err := pda.Compile(g, pda.Limits{})
+			p, err := pda.Compile(g, grammar.Limits{})
 			require.NoError(t, err)
 			st := pda.NewState(p)
 			assert.True(t, st.AdvanceBytes([]byte(tc.Prefix)), "the prefix is refused")

@@ -103,7 +103,7 @@ func LoadInstances(file string, voc *tokenizer.Vocab, opts jsonschema.Options) (
 	if err != nil {
 		return nil, err
 	}
-	c, err := mask.Compile(g, voc)
+	c, err := mask.Compile(g, voc, mask.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func jumpFile(file string, o Options, enc *tokenizer.Encoder, r *JumpReport) (re
 	in, err := LoadInstances(file, o.Vocab, o.Schema)
 	var fw *jumpforward.Forwarder
 	if err == nil {
-		fw, err = jumpforward.New(in.Compiled)
+		fw, err = jumpforward.New(in.Compiled, jumpforward.Options{})
 	}
 	if err != nil {
 		res.CompileErr = err.Error()

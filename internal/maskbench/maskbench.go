@@ -106,7 +106,7 @@ func prepare(o Options) ([]string, *tokenizer.Encoder, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := mask.Compile(grammar.JSON(), o.Vocab); err != nil {
+	if _, err := mask.Compile(grammar.JSON(), o.Vocab, mask.Options{}); err != nil {
 		return nil, nil, err
 	}
 	return files, enc, nil
@@ -173,7 +173,7 @@ func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r
 	g, _, err := jsonschema.Compile([]byte(doc.Get("schema").Raw), o.Schema)
 	var c *mask.Compiled
 	if err == nil {
-		c, err = mask.Compile(g, o.Vocab)
+		c, err = mask.Compile(g, o.Vocab, mask.Options{})
 	}
 	res.CompileTime = time.Since(t0)
 	if err == nil {

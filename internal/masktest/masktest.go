@@ -113,7 +113,7 @@ func Walk(m *mask.Matcher, rng *rand.Rand, maxTokens int, stopBias float64, chec
 					continue
 				}
 				m.AcceptToken(t)
-				if d := m.State().BytesToEnd(); d < best {
+				if d := m.BytesToEnd(); d < best {
 					best, id = d, t
 				}
 				if err := m.Rollback(1); err != nil {

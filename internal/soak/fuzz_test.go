@@ -13,7 +13,6 @@ import (
 	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/mask"
-	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
 
@@ -49,7 +48,7 @@ func FuzzSchemaDocument(f *testing.F) {
 		if err != nil {
 			return // jsonschema.FuzzCompile checks the errors
 		}
-		c, err := mask.Compile(g, voc, mask.Options{Limits: pda.Limits{MaxRuleStates: 2000, MaxTotalStates: 10000, MaxNFAStates: 20000}})
+		c, err := mask.Compile(g, voc, mask.Options{Limits: grammar.Limits{RuleStates: 2000, TotalStates: 10000, NFAStates: 20000}})
 		if err != nil {
 			return
 		}

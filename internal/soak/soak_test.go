@@ -165,7 +165,7 @@ func soakOne(c soakCase, voc *tokenizer.Vocab, opts jsonschema.Options, seeds ui
 	if err != nil {
 		return r
 	}
-	comp, err := mask.Compile(g, voc)
+	comp, err := mask.Compile(g, voc, mask.Options{})
 	if err != nil {
 		return r
 	}

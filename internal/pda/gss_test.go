@@ -29,7 +29,7 @@ func kWay(t *testing.T, k int) *Program {
 	}
 	g, err := grammar.ParseGBNF(src.String(), "root", grammar.Limits{})
 	require.NoError(t, err)
-	p, err := Compile(g, Limits{})
+	p, err := Compile(g, grammar.Limits{})
 	require.NoError(t, err)
 	return p
 }
@@ -78,8 +78,8 @@ func TestStepLimit(t *testing.T) {
 	g, err := grammar.ParseGBNF(`root ::= s
 s ::= "a" s | "a" s "b" | ""`, "root", grammar.Limits{})
 	require.NoError(t, err)
-	lim := DefaultLimits
-	lim.MaxStepWork = 64
+	lim := grammar.Limits{}
+	lim.StepWork = 64
 	p, err := Compile(g, lim)
 	require.NoError(t, err)
 	st := NewState(p)

@@ -26,10 +26,10 @@ func TestCompileContext(t *testing.T) {
 	g, err := grammar.ParseGBNF(b.String(), "", grammar.Limits{})
 	require.NoError(t, err)
 
-	want, err := Compile(g, Limits{})
+	want, err := Compile(g, grammar.Limits{})
 	require.NoError(t, err)
 	full := ctxtest.NewCountdown(1 << 40)
-	got, err := CompileContext(full, g, Limits{})
+	got, err := CompileContext(full, g, grammar.Limits{})
 	require.NoError(t, err)
 	assert.Equal(t, want.NumNodes(), got.NumNodes())
 	total := full.Calls()
@@ -38,7 +38,7 @@ func TestCompileContext(t *testing.T) {
 
 	for _, limit := range []int64{1, 2, 3, total / 3, total / 2, total - 1, total} {
 		ctx := ctxtest.NewCountdown(limit)
-		_, err := CompileContext(ctx, g, Limits{})
+		_, err := CompileContext(ctx, g, grammar.Limits{})
 		require.ErrorIs(t, err, context.Canceled, "limit %d", limit)
 		assert.Equal(t, limit, ctx.Calls(), "limit %d: went on after the end", limit)
 	}
@@ -68,7 +68,7 @@ func BenchmarkCompileContext(b *testing.B) {
 		}{{"background", context.Background()}, {"cancellable", ctx}} {
 			b.Run(g.name+"/"+c.name, func(b *testing.B) {
 				for b.Loop() {
-					if _, err := CompileContext(c.ctx, g.g, Limits{}); err != nil {
+					if _, err := CompileContext(c.ctx, g.g, grammar.Limits{}); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -1,6 +1,10 @@
 package pda
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/reinlm/rein/grammar"
+)
 
 // closer holds what computing closures needs: the interned stack frames and
 // the set of (node, frame) pairs met in the current generation (one depth
@@ -30,7 +34,7 @@ type closer struct {
 	gen     uint32
 	vmask   uint32
 	visits  int // (node, frame) pairs expanded in this generation
-	maxWork int // visits allowed per generation (Limits.MaxStepWork)
+	maxWork int // visits allowed per generation (grammar.Limits.StepWork)
 	over    bool
 	scratch []int32
 }
@@ -39,14 +43,6 @@ type closer struct {
 // members in closer.members.
 const joinRet = -2
 
-// DefaultMaxStepWork is the default Limits.MaxStepWork: the stack entries
-// one byte may expand (closure steps of one depth of a State, or one Step of
-// a Stepper). Real grammars
-// stay far below it (at most 21 over every 4th MaskBench schema); a grammar
-// whose ambiguity grows with the input trips it, and the byte is refused
-// with ErrStepLimit.
-const DefaultMaxStepWork = 1 << 12
-
 func (s *closer) init(p *Program) {
 	s.setLimit(p)
 	s.ftab = make([]int32, 64)
@@ -54,11 +50,15 @@ func (s *closer) init(p *Program) {
 	s.initVisited()
 }
 
-// setLimit takes p's step work limit.
+// setLimit takes p's step work limit: the stack entries one byte may expand
+// (closure steps of one depth of a State, or one Step of a Stepper). Real
+// grammars stay far below its default (at most 21 over every 4th MaskBench
+// schema); a grammar whose ambiguity grows with the input trips it, and the
+// byte is refused with ErrStepLimit.
 func (s *closer) setLimit(p *Program) {
-	s.maxWork = p.stepWork
+	s.maxWork = p.lim.StepWork
 	if s.maxWork <= 0 {
-		s.maxWork = DefaultMaxStepWork
+		s.maxWork = grammar.DefaultLimits.StepWork
 	}
 }
 

@@ -21,7 +21,7 @@ func TestLongLeftRecursiveChain(t *testing.T) {
 	}
 	g, err := grammar.ParseGBNF(b.String(), "r0", grammar.Limits{})
 	require.NoError(t, err)
-	_, err = Compile(g, Limits{})
+	_, err = Compile(g, grammar.Limits{})
 	require.ErrorIs(t, err, ErrLeftRecursion)
 	assert.Contains(t, err.Error(), `(r0 -> r1 -> r2 -> r3 -> r4 -> r5 -> … 19994 rules … -> r0)`)
 	assert.Less(t, len(err.Error()), 300)

@@ -1,39 +1,17 @@
 package pda
 
 import (
-	"math/bits"
-
 	"github.com/reinlm/rein/fsm"
+	"github.com/reinlm/rein/internal/byteset"
 )
 
-// ByteSet is a set of byte values: bit b&63 of word b>>6 holds byte b.
-type ByteSet [4]uint64
-
-// Has reports whether b is in the set.
-func (s *ByteSet) Has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
-
-// Len is the number of bytes in the set.
-func (s *ByteSet) Len() int {
-	return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2]) + bits.OnesCount64(s[3])
-}
-
-// first returns the smallest byte of a non-empty set.
-func (s *ByteSet) first() byte {
-	for i, w := range s {
-		if w != 0 {
-			return byte(64*i + bits.TrailingZeros64(w))
-		}
-	}
-	return 0
-}
-
-// RulePath returns the bytes node n's rule forces from n: the singular path
+// rulePath returns the bytes node n's rule forces from n: the singular path
 // of its rule automaton (what fsm.DFA.ForcedBytes gives on the rule's DFA),
 // which stops at a node that may end the rule, calls a rule, or has more
 // than one byte to go on with. The table is built for all nodes on the
 // first call, as an fsm.Paths; the slice is shared and must not be
 // modified.
-func (p *Program) RulePath(n int32) []byte {
+func (p *Program) rulePath(n int32) []byte {
 	if n < 0 || n >= p.numNodes {
 		return nil
 	}
@@ -50,11 +28,11 @@ func (p *Program) computePaths() {
 	by := make([]byte, p.numNodes)
 	for n := range p.numNodes {
 		next[n] = -1
-		fb := ByteSet(p.firstByte[n])
+		fb := &p.firstByte[n]
 		if p.final[n] || len(p.calls[n]) > 0 || fb.Len() != 1 {
 			continue
 		}
-		by[n] = fb.first()
+		by[n], _ = fb.First()
 		next[n] = p.Next(n, by[n])
 	}
 	p.paths = fsm.NewPaths(next, by)
@@ -62,15 +40,11 @@ func (p *Program) computePaths() {
 
 // NextBytes returns the bytes that may come next: those some stack top can
 // take. The grammar may also end when CanEnd holds.
-func (s *State) NextBytes() ByteSet {
-	var set ByteSet
+func (s *State) NextBytes() byteset.Set {
+	var set byteset.Set
 	p := s.p
 	for _, t := range s.Tops() {
-		fb := &p.firstByte[t.Node]
-		set[0] |= fb[0]
-		set[1] |= fb[1]
-		set[2] |= fb[2]
-		set[3] |= fb[3]
+		set.Union(&p.firstByte[t.Node])
 	}
 	return set
 }
@@ -87,7 +61,7 @@ func (s *State) NextBytes() ByteSet {
 // bytes short, next is the one byte forced after them. The state is left
 // exactly as it was. Once the state's arenas are warm and dst has room, it
 // does not allocate.
-func (s *State) Forced(dst []byte, max int) (forced []byte, next ByteSet, end bool) {
+func (s *State) Forced(dst []byte, max int) (forced []byte, next byteset.Set, end bool) {
 	d0 := s.Depth()
 	defer s.Rollback(d0)
 	p := s.p
@@ -100,7 +74,7 @@ func (s *State) Forced(dst []byte, max int) (forced []byte, next ByteSet, end bo
 		if len(tops) == 1 && n < max {
 			// One stack inside a rule: its automaton's singular path, read
 			// from the table instead of byte by byte.
-			if path := p.RulePath(tops[0].Node); len(path) > 0 {
+			if path := p.rulePath(tops[0].Node); len(path) > 0 {
 				path = path[:min(len(path), max-n)]
 				last := tops[0].Node
 				for _, b := range path {
@@ -111,7 +85,7 @@ func (s *State) Forced(dst []byte, max int) (forced []byte, next ByteSet, end bo
 				if n < max && !p.final[last] && len(p.calls[last]) == 0 {
 					// The path stops where the rule branches, on this
 					// stack alone: nothing more is forced.
-					return dst, ByteSet(p.firstByte[last]), false
+					return dst, p.firstByte[last], false
 				}
 				if !s.AdvanceBytes(path) {
 					return dst[:len(dst)-len(path)], s.NextBytes(), false
@@ -123,7 +97,7 @@ func (s *State) Forced(dst []byte, max int) (forced []byte, next ByteSet, end bo
 		if next.Len() != 1 || n >= max {
 			return dst, next, false
 		}
-		b := next.first()
+		b, _ := next.First()
 		if !s.Advance(b) {
 			return dst, next, false
 		}

@@ -5,38 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/reinlm/rein/fsm"
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/byteset"
 )
-
-// Limits bound what Compile may build, and the work a State of the program
-// may do for one byte. A zero field means its value in DefaultLimits.
-type Limits struct {
-	MaxRuleStates  int // DFA states of one rule
-	MaxTotalStates int // DFA states of all rules together
-	MaxNFAStates   int // NFA states while building one rule (repeat expansion)
-	MaxStepWork    int // stack entries one byte may expand at match time
-}
-
-// DefaultLimits are generous enough for large real-world schemas and small
-// enough that a hostile grammar fails in well under a second.
-var DefaultLimits = Limits{MaxRuleStates: 20000, MaxTotalStates: 200000, MaxNFAStates: 400000, MaxStepWork: DefaultMaxStepWork}
-
-// withDefaults replaces each zero (or negative) field by DefaultLimits'.
-func (l Limits) withDefaults() Limits {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&l.MaxRuleStates, DefaultLimits.MaxRuleStates)
-	def(&l.MaxTotalStates, DefaultLimits.MaxTotalStates)
-	def(&l.MaxNFAStates, DefaultLimits.MaxNFAStates)
-	def(&l.MaxStepWork, DefaultLimits.MaxStepWork)
-	return l
-}
 
 // ErrLeftRecursion reports a rule that can call itself before consuming a byte.
 var ErrLeftRecursion = errors.New("left recursion")
@@ -44,88 +17,16 @@ var ErrLeftRecursion = errors.New("left recursion")
 // ErrEmptyLanguage reports a grammar that matches no string at all.
 var ErrEmptyLanguage = errors.New("grammar matches nothing")
 
-// Call is a rule call edge of a node: push Return (unless Tail) and enter
-// the called rule at Start.
-type Call struct {
-	Start  int32 // first node of the called rule
-	Return int32 // node to continue with once the callee ends
-	Tail   bool  // Return only ends its rule: pop straight to the caller's caller
-}
-
-// Program is a compiled grammar: every rule's minimized DFA, numbered into one
-// global node space. It is immutable and safe for concurrent use.
-type Program struct {
-	Rules     []RuleInfo
-	Root      int32 // the root rule's start node
-	numNodes  int32
-	nodeRule  []int32
-	base      []int32 // node -> offset of its row in trans
-	classOff  []int32 // node -> offset of its rule's byte-class table in classes
-	classes   []uint8 // 256 entries per rule
-	nclasses  []int32 // byte classes per rule
-	trans     []int32 // rows of NumClasses targets (global node ids, -1 dead)
-	final     []bool
-	hasBytes  []bool
-	calls     [][]Call
-	firstByte [][4]uint64 // bytes with a live transition, per node
-	distOnce  sync.Once
-	dist      []int32 // fewest bytes to the end of the node's rule, on first use
-	pathOnce  sync.Once
-	paths     *fsm.Paths // bytes each node's rule forces from it (forced.go), on first use
-	stepWork  int        // Limits.MaxStepWork
-}
-
-// RuleInfo describes one compiled rule.
-type RuleInfo struct {
-	Name      string
-	Start     int32 // global start node
-	NumNodes  int32
-	FirstNode int32
-}
-
-// NumNodes is the number of automaton nodes of all rules together.
-func (p *Program) NumNodes() int { return int(p.numNodes) }
-
-// Next is the node reached from node n on byte b, or -1.
-func (p *Program) Next(n int32, b byte) int32 {
-	return p.trans[p.base[n]+int32(p.classes[p.classOff[n]+int32(b)])]
-}
-
-// ByteClasses returns the byte classes of node n's rule: bytes of one class
-// lead from any node of the rule to the same node.
-func (p *Program) ByteClasses(n int32) []uint8 {
-	return p.classes[p.classOff[n] : p.classOff[n]+256]
-}
-
-// Final reports whether node n may end its rule.
-func (p *Program) Final(n int32) bool { return p.final[n] }
-
-// HasBytes reports whether node n has any byte transition.
-func (p *Program) HasBytes(n int32) bool { return p.hasBytes[n] }
-
-// Calls returns the rule calls leaving node n.
-func (p *Program) Calls(n int32) []Call { return p.calls[n] }
-
-// FirstBytes reports the bytes with a live transition from n as a 256-bit set.
-func (p *Program) FirstBytes(n int32) *[4]uint64 { return &p.firstByte[n] }
-
-// RuleOf returns the rule index node n belongs to.
-func (p *Program) RuleOf(n int32) int { return int(p.nodeRule[n]) }
-
-// MemoryBytes estimates the memory the program's tables take.
-func (p *Program) MemoryBytes() int {
-	n := len(p.nodeRule)*(4*3+2+32) + len(p.classes) + 4*len(p.trans)
-	for _, c := range p.calls {
-		n += 24 + 12*len(c)
-	}
-	return n
-}
-
 // Compile turns a grammar into a Program. Every rule is determinized and
 // minimized; rules that can match nothing are removed with every call to
 // them; rules unreachable from the root are dropped. A rule that can call
 // itself before consuming any byte is an error wrapping ErrLeftRecursion.
-func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
+//
+// lim bounds the automata (its fields RuleStates, TotalStates and
+// NFAStates; a zero field means its default) and, through StepWork, the
+// work a State of the program may do for one byte. An automaton past its
+// bound is an error wrapping grammar.ErrLimit that names the field.
+func Compile(g *grammar.Grammar, lim grammar.Limits) (*Program, error) {
 	return CompileContext(context.Background(), g, lim)
 }
 
@@ -133,8 +34,8 @@ func Compile(g *grammar.Grammar, lim Limits) (*Program, error) {
 // ctx.Err(): building, determinizing and minimizing each rule's automaton
 // look at ctx every few thousand steps, and the passes over all rules
 // between rules, so it returns within about a millisecond of the end.
-func CompileContext(ctx context.Context, g *grammar.Grammar, lim Limits) (*Program, error) {
-	lim = lim.withDefaults()
+func CompileContext(ctx context.Context, g *grammar.Grammar, lim grammar.Limits) (*Program, error) {
+	lim = lim.WithDefaults()
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -214,21 +115,33 @@ func stopped(ctx context.Context) error {
 }
 
 // compileRule builds one rule body's NFA and returns its minimized DFA.
-func compileRule(ctx context.Context, body *grammar.Expr, lim Limits) (*fsm.DFA, error) {
+// An automaton past a bound of lim is an error wrapping both grammar.ErrLimit
+// and, where fsm found it, fsm.ErrTooLarge.
+func compileRule(ctx context.Context, body *grammar.Expr, lim grammar.Limits) (*fsm.DFA, error) {
 	if err := stopped(ctx); err != nil {
 		return nil, err
 	}
-	var n fsm.NFA
+	n := fsm.NFA{MaxStates: lim.NFAStates}
 	start, end := n.NewState(), n.NewState()
-	b := ruleBuilder{n: &n, max: lim.MaxNFAStates, ctx: ctx}
+	b := ruleBuilder{n: &n, max: lim.NFAStates, ctx: ctx}
 	if err := b.expr(body, start, end); err != nil {
-		return nil, err
+		return nil, limitError(err, "NFAStates", lim.NFAStates)
 	}
-	d, err := fsm.DeterminizeContext(ctx, &n, start, []int{end}, lim.MaxRuleStates)
+	d, err := fsm.DeterminizeContext(ctx, &n, start, []int{end}, lim.RuleStates)
 	if err != nil {
-		return nil, err
+		return nil, limitError(err, "RuleStates", lim.RuleStates)
 	}
 	return d.MinimizeContext(ctx)
+}
+
+// limitError makes an fsm.ErrTooLarge from building a rule wrap
+// grammar.ErrLimit too, naming the field of grammar.Limits that bounded it;
+// other errors are returned as they are.
+func limitError(err error, field string, value int) error {
+	if !errors.Is(err, fsm.ErrTooLarge) || errors.Is(err, grammar.ErrLimit) {
+		return err
+	}
+	return fmt.Errorf("%w: %w (Limits.%s is %d)", grammar.ErrLimit, err, field, value)
 }
 
 type ruleBuilder struct {
@@ -237,7 +150,7 @@ type ruleBuilder struct {
 	ctx context.Context
 }
 
-var errNFATooLarge = fmt.Errorf("%w: rule expands to too many automaton states (repetition bounds too large?)", grammar.ErrLimit)
+var errNFATooLarge = fmt.Errorf("%w: rule expands to more automaton states than Limits.NFAStates (repetition bounds too large?)", grammar.ErrLimit)
 
 // nfaCheckEvery is how many NFA states a rule builder adds between two looks
 // at its context.
@@ -493,7 +406,7 @@ func epsReachFinal(d *fsm.DFA, nullable func(int32) bool) bool {
 }
 
 // link numbers the reachable rules' states into one node space.
-func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim Limits) (*Program, error) {
+func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim grammar.Limits) (*Program, error) {
 	first := make([]int32, len(dfas))
 	total := 0
 	transLen := 0
@@ -502,11 +415,11 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim Limits) (*Progra
 		total += dfas[r].NumStates()
 		transLen += dfas[r].NumStates() * dfas[r].NumClasses
 	}
-	if total > lim.MaxTotalStates {
-		return nil, fmt.Errorf("pda: %d automaton states exceed the limit of %d: %w", total, lim.MaxTotalStates, grammar.ErrLimit)
+	if total > lim.TotalStates {
+		return nil, fmt.Errorf("pda: %d automaton states exceed Limits.TotalStates (%d): %w", total, lim.TotalStates, grammar.ErrLimit)
 	}
 	p := &Program{
-		stepWork:  lim.MaxStepWork,
+		lim:       lim,
 		Rules:     make([]RuleInfo, 0, len(reach)),
 		numNodes:  int32(total),
 		nodeRule:  make([]int32, total),
@@ -517,7 +430,7 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim Limits) (*Progra
 		final:     make([]bool, total),
 		hasBytes:  make([]bool, total),
 		calls:     make([][]Call, total),
-		firstByte: make([][4]uint64, total),
+		firstByte: make([]byteset.Set, total),
 	}
 	ruleNo := make([]int32, len(dfas))
 	for k, r := range reach {
@@ -541,9 +454,9 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim Limits) (*Progra
 				}
 				p.trans = append(p.trans, t)
 			}
-			for b := 0; b < 256; b++ {
+			for b := range 256 {
 				if row[d.Classes[b]] >= 0 {
-					p.firstByte[n][b>>6] |= 1 << (uint(b) & 63)
+					p.firstByte[n].Add(byte(b))
 				}
 			}
 			p.final[n] = d.Final[s]

@@ -9,12 +9,13 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/byteset"
 )
 
-func byteSet(bs string) ByteSet {
-	var s ByteSet
+func byteSet(bs string) byteset.Set {
+	var s byteset.Set
 	for i := 0; i < len(bs); i++ {
-		s[bs[i]>>6] |= 1 << (bs[i] & 63)
+		s.Add(bs[i])
 	}
 	return s
 }
@@ -49,7 +50,7 @@ func TestForced(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Compile(tt.g, Limits{})
+			p, err := Compile(tt.g, grammar.Limits{})
 			require.NoError(t, err)
 			st := NewState(p)
 			require.True(t, st.AdvanceBytes([]byte(tt.prefix)))
@@ -65,7 +66,7 @@ func TestForced(t *testing.T) {
 }
 
 func TestForcedMax(t *testing.T) {
-	p, err := Compile(rules("root", grammar.Cat(grammar.Lit("abcdef"), grammar.Rep(grammar.Lit("g"), 0, 1))), Limits{})
+	p, err := Compile(rules("root", grammar.Cat(grammar.Lit("abcdef"), grammar.Rep(grammar.Lit("g"), 0, 1))), grammar.Limits{})
 	require.NoError(t, err)
 	st := NewState(p)
 	for max, want := range []string{"", "a", "ab", "abc"} {
@@ -78,11 +79,11 @@ func TestForcedMax(t *testing.T) {
 
 // forcedByDefinition follows the definition: while the grammar may not end
 // and exactly one byte can be taken, take it.
-func forcedByDefinition(st *State, max int) (string, ByteSet, bool) {
+func forcedByDefinition(st *State, max int) (string, byteset.Set, bool) {
 	c := st.Clone()
 	var out []byte
 	for {
-		var next ByteSet
+		var next byteset.Set
 		for b := 0; b < 256; b++ {
 			if c.Advance(byte(b)) {
 				next[b>>6] |= 1 << (b & 63)
@@ -92,7 +93,7 @@ func forcedByDefinition(st *State, max int) (string, ByteSet, bool) {
 		if c.CanEnd() || next.Len() != 1 || len(out) == max {
 			return string(out), next, c.CanEnd()
 		}
-		b := next.first()
+		b, _ := next.First()
 		c.Advance(b)
 		out = append(out, b)
 	}
@@ -132,7 +133,7 @@ arg ::= "x" | "xy" | call`,
 
 	rng := rand.New(rand.NewPCG(4, 4))
 	for gi, g := range gs {
-		p, err := Compile(g, Limits{})
+		p, err := Compile(g, grammar.Limits{})
 		require.NoError(t, err)
 		for walk := 0; walk < 20; walk++ {
 			st := NewState(p)
@@ -171,29 +172,29 @@ func TestRulePath(t *testing.T) {
 ws ::= " "?
 str ::= "\"" [a-z]* "\""`, "root", grammar.Limits{})
 	require.NoError(t, err)
-	p, err := Compile(g, Limits{})
+	p, err := Compile(g, grammar.Limits{})
 	require.NoError(t, err)
 	for n := int32(0); n < int32(p.NumNodes()); n++ {
 		var want []byte
-		for u := n; !p.Final(u) && len(p.Calls(u)) == 0; {
-			fb := ByteSet(*p.FirstBytes(u))
+		for u := n; !p.final[u] && len(p.calls[u]) == 0; {
+			fb := *p.FirstBytes(u)
 			if fb.Len() != 1 {
 				break
 			}
-			b := fb.first()
+			b, _ := fb.First()
 			want = append(want, b)
 			u = p.Next(u, b)
 		}
-		assert.Equal(t, string(want), string(p.RulePath(n)), "node %d", n)
+		assert.Equal(t, string(want), string(p.rulePath(n)), "node %d", n)
 	}
-	assert.Nil(t, p.RulePath(-1))
-	assert.Nil(t, p.RulePath(int32(p.NumNodes())))
+	assert.Nil(t, p.rulePath(-1))
+	assert.Nil(t, p.rulePath(int32(p.NumNodes())))
 }
 
 func TestForcedAllocs(t *testing.T) {
 	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"const":"bbb"}},"required":["b"],"additionalProperties":false}},"required":["a"],"additionalProperties":false}`), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
 	require.NoError(t, err)
-	p, err := Compile(g, Limits{})
+	p, err := Compile(g, grammar.Limits{})
 	require.NoError(t, err)
 	st := NewState(p)
 	buf := make([]byte, 0, 64)

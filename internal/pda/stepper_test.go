@@ -44,7 +44,7 @@ func stacks(tops []Top, c *closer) []string {
 // unknown caller through a State and a Stepper and checks that they reach
 // the same stacks and agree on whether the rule may have ended.
 func TestStepperMatchesState(t *testing.T) {
-	p, err := Compile(grammar.JSON(), Limits{})
+	p, err := Compile(grammar.JSON(), grammar.Limits{})
 	require.NoError(t, err)
 	stepperMatchesState(t, p, []byte(`{}[]",: 0123456789-.eEtrufalsn\xé`+"\t\n"), 40, 5000)
 	// Ambiguous recursions, where stacks merge into joins on every byte;

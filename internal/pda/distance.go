@@ -2,8 +2,8 @@ package pda
 
 import "math"
 
-// Unreachable is the distance of a node that cannot end its rule.
-const Unreachable = math.MaxInt32
+// unreachable is the distance of a node that cannot end its rule.
+const unreachable = math.MaxInt32
 
 // distances returns, for every node, the fewest bytes that take it to the end
 // of its rule, counting a call as its callee's shortest match. It is computed
@@ -21,7 +21,7 @@ func (p *Program) computeDistances() {
 	// deps[x]: nodes whose distance is computed from x's.
 	deps := make([][]int32, n)
 	for i := 0; i < n; i++ {
-		dist[i] = Unreachable
+		dist[i] = unreachable
 		row := p.trans[p.base[i] : p.base[i]+p.nclasses[p.nodeRule[i]]]
 		for _, t := range row {
 			if t >= 0 {
@@ -50,12 +50,12 @@ func (p *Program) computeDistances() {
 			best := dist[i]
 			row := p.trans[p.base[i] : p.base[i]+p.nclasses[p.nodeRule[i]]]
 			for _, t := range row {
-				if t >= 0 && dist[t] != Unreachable && dist[t]+1 < best {
+				if t >= 0 && dist[t] != unreachable && dist[t]+1 < best {
 					best = dist[t] + 1
 				}
 			}
 			for _, c := range p.calls[i] {
-				if a, b := dist[c.Start], dist[c.Return]; a != Unreachable && b != Unreachable && a+b < best {
+				if a, b := dist[c.Start], dist[c.Return]; a != unreachable && b != unreachable && a+b < best {
 					best = a + b
 				}
 			}
@@ -81,7 +81,7 @@ func (s *State) BytesToEnd() int {
 		return 0
 	}
 	dist := s.p.distances()
-	best := Unreachable
+	best := unreachable
 	for _, t := range s.Tops() {
 		if d := int(dist[t.Node]); d < best {
 			if d += s.frameDistance(t.Frame, dist); d < best {
@@ -101,7 +101,7 @@ func (s *State) frameDistance(f int32, dist []int32) int {
 	}
 	for i := len(s.fdist); i < len(s.frames); i++ {
 		fr := s.frames[i]
-		d := int32(Unreachable)
+		d := int32(unreachable)
 		if fr.ret == joinRet {
 			// Members, joins among them, were made before the join.
 			for _, m := range s.joinMembers(fr) {
@@ -111,13 +111,13 @@ func (s *State) frameDistance(f int32, dist []int32) int {
 					d = min(d, s.fdist[m])
 				}
 			}
-		} else if r := dist[fr.ret]; r != Unreachable {
+		} else if r := dist[fr.ret]; r != unreachable {
 			below := int32(0)
 			if fr.parent >= 0 {
 				below = s.fdist[fr.parent]
 			}
-			if below != Unreachable {
-				d = int32(min(int64(r)+int64(below), Unreachable)) // saturating
+			if below != unreachable {
+				d = int32(min(int64(r)+int64(below), unreachable)) // saturating
 			}
 		}
 		s.fdist = append(s.fdist, d)
