@@ -442,56 +442,56 @@ z ::= "\U0001F600"`, "", grammar.Limits{})
 	assert.Equal(t, []string{"root", "x", "y", "z"}, []string{g.Rules[0].Name, g.Rules[1].Name, g.Rules[2].Name, g.Rules[3].Name})
 
 	body := g.Rules[0].Body
-	require.Equal(t, grammar.Seq, body.Kind)
+	require.Equal(t, grammar.OpSeq, body.Op)
 	require.Len(t, body.Subs, 6)
 
 	lit := body.Subs[0]
-	assert.Equal(t, grammar.Bytes, lit.Kind)
+	assert.Equal(t, grammar.OpBytes, lit.Op)
 	assert.Equal(t, []byte("h\xC3\xA9"), lit.Bytes, "\\xE9 is the code point U+00E9, UTF-8 encoded")
 
 	class := body.Subs[1]
-	assert.Equal(t, grammar.Class, class.Kind)
+	assert.Equal(t, grammar.OpClass, class.Op)
 	assert.Equal(t, []grammar.RuneRange{{'a', 'c'}}, class.Ranges)
 
 	anyChar := body.Subs[2]
-	assert.Equal(t, grammar.Class, anyChar.Kind)
+	assert.Equal(t, grammar.OpClass, anyChar.Op)
 	assert.Equal(t, []grammar.RuneRange{{0, 0xD7FF}, {0xE000, 0x10FFFF}}, anyChar.Ranges)
 
 	rep := body.Subs[3]
-	assert.Equal(t, grammar.Repeat, rep.Kind)
+	assert.Equal(t, grammar.OpRepeat, rep.Op)
 	assert.Equal(t, 2, rep.Min)
 	assert.Equal(t, 5, rep.Max)
 	require.Len(t, rep.Subs, 1)
-	assert.Equal(t, grammar.Ref, rep.Subs[0].Kind)
+	assert.Equal(t, grammar.OpRef, rep.Subs[0].Op)
 	assert.Equal(t, 1, rep.Subs[0].Rule)
 
 	star := body.Subs[4]
-	assert.Equal(t, grammar.Repeat, star.Kind)
+	assert.Equal(t, grammar.OpRepeat, star.Op)
 	assert.Equal(t, 0, star.Min)
 	assert.Equal(t, -1, star.Max)
 	alt := star.Subs[0]
-	require.Equal(t, grammar.Alt, alt.Kind)
+	require.Equal(t, grammar.OpAlt, alt.Op)
 	require.Len(t, alt.Subs, 2)
-	assert.Equal(t, grammar.Ref, alt.Subs[0].Kind)
+	assert.Equal(t, grammar.OpRef, alt.Subs[0].Op)
 	assert.Equal(t, 2, alt.Subs[0].Rule)
-	assert.Equal(t, grammar.Empty, alt.Subs[1].Kind)
+	assert.Equal(t, grammar.OpEmpty, alt.Subs[1].Op)
 
 	opt := body.Subs[5]
-	assert.Equal(t, grammar.Repeat, opt.Kind)
+	assert.Equal(t, grammar.OpRepeat, opt.Op)
 	assert.Equal(t, 0, opt.Min)
 	assert.Equal(t, 1, opt.Max)
 
 	negated := g.Rules[1].Body
-	assert.Equal(t, grammar.Class, negated.Kind)
+	assert.Equal(t, grammar.OpClass, negated.Op)
 	assert.Equal(t, []grammar.RuneRange{{0, 'a' - 1}, {'b', 0xD7FF}, {0xE000, 0x10FFFF}}, negated.Ranges)
 
 	plus := g.Rules[2].Body
-	assert.Equal(t, grammar.Repeat, plus.Kind)
+	assert.Equal(t, grammar.OpRepeat, plus.Op)
 	assert.Equal(t, 1, plus.Min)
 	assert.Equal(t, -1, plus.Max)
 
 	emoji := g.Rules[3].Body
-	assert.Equal(t, grammar.Bytes, emoji.Kind)
+	assert.Equal(t, grammar.OpBytes, emoji.Op)
 	assert.Equal(t, []byte("\U0001F600"), emoji.Bytes)
 	assert.True(t, utf8.Valid(emoji.Bytes))
 }

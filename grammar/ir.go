@@ -8,28 +8,28 @@ import (
 	"unicode/utf8"
 )
 
-// Kind says what an Expr matches.
-type Kind uint8
+// Op says what an Expr matches, as regexp/syntax's Op does for a Regexp.
+type Op uint8
 
-// The expression kinds of the IR.
+// The operators of the IR.
 const (
-	// Empty matches the empty string.
-	Empty Kind = iota
-	// Bytes matches the byte string Expr.Bytes exactly.
-	Bytes
-	// Class matches one code point, UTF-8 encoded, from Expr.Ranges.
-	Class
-	// Seq matches Expr.Subs one after the other.
-	Seq
-	// Alt matches any one of Expr.Subs.
-	Alt
-	// Repeat matches Expr.Subs[0] between Expr.Min and Expr.Max times; Max < 0 means unbounded.
-	Repeat
-	// Ref matches the rule Expr.Rule.
-	Ref
-	// Regex matches the regular expression Expr.Regexp (Go RE2 syntax, simplified,
+	// OpEmpty matches the empty string.
+	OpEmpty Op = iota
+	// OpBytes matches the byte string Expr.Bytes exactly.
+	OpBytes
+	// OpClass matches one code point, UTF-8 encoded, from Expr.Ranges.
+	OpClass
+	// OpSeq matches Expr.Subs one after the other.
+	OpSeq
+	// OpAlt matches any one of Expr.Subs.
+	OpAlt
+	// OpRepeat matches Expr.Subs[0] between Expr.Min and Expr.Max times; Max < 0 means unbounded.
+	OpRepeat
+	// OpRef matches the rule Expr.Rule.
+	OpRef
+	// OpRegex matches the regular expression Expr.Regexp (Go RE2 syntax, simplified,
 	// without captures or assertions other than the implicit anchors at both ends).
-	Regex
+	OpRegex
 )
 
 // RuneRange is an inclusive range of Unicode code points.
@@ -38,14 +38,14 @@ type RuneRange struct{ Lo, Hi rune }
 // Expr is one node of a rule body. It is a plain tree: front-ends build it,
 // the pushdown compiler reads it, nothing mutates it after Grammar.Validate.
 type Expr struct {
-	Kind   Kind
-	Bytes  []byte         // Bytes: the literal
-	Ranges []RuneRange    // Class: sorted, non-overlapping, non-adjacent, within [0, 0x10FFFF]
-	Subs   []*Expr        // Seq, Alt: the parts; Repeat: exactly one
-	Min    int            // Repeat: least count
-	Max    int            // Repeat: greatest count, -1 for no bound
-	Rule   int            // Ref: index into Grammar.Rules
-	Regexp *syntax.Regexp // Regex: the parsed expression
+	Op     Op
+	Bytes  []byte         // OpBytes: the literal
+	Ranges []RuneRange    // OpClass: sorted, non-overlapping, non-adjacent, within [0, 0x10FFFF]
+	Subs   []*Expr        // OpSeq, OpAlt: the parts; OpRepeat: exactly one
+	Min    int            // OpRepeat: least count
+	Max    int            // OpRepeat: greatest count, -1 for no bound
+	Rule   int            // OpRef: index into Grammar.Rules
+	Regexp *syntax.Regexp // OpRegex: the parsed expression
 }
 
 // Rule is a named production.
@@ -66,13 +66,13 @@ type Grammar struct {
 // Lit matches s exactly.
 func Lit(s string) *Expr {
 	if s == "" {
-		return &Expr{Kind: Empty}
+		return &Expr{Op: OpEmpty}
 	}
-	return &Expr{Kind: Bytes, Bytes: []byte(s)}
+	return &Expr{Op: OpBytes, Bytes: []byte(s)}
 }
 
 // Eps matches the empty string.
-func Eps() *Expr { return &Expr{Kind: Empty} }
+func Eps() *Expr { return &Expr{Op: OpEmpty} }
 
 // Chars matches one code point from ranges, which are normalized (sorted, merged);
 // negate takes the complement within the Unicode range, surrogates excluded.
@@ -81,7 +81,7 @@ func Chars(negate bool, ranges ...RuneRange) *Expr {
 	if negate {
 		rs = NegateRanges(rs)
 	}
-	return &Expr{Kind: Class, Ranges: rs}
+	return &Expr{Op: OpClass, Ranges: rs}
 }
 
 // Cat matches its parts in order.
@@ -92,7 +92,7 @@ func Cat(subs ...*Expr) *Expr {
 	case 1:
 		return subs[0]
 	}
-	return &Expr{Kind: Seq, Subs: subs}
+	return &Expr{Op: OpSeq, Subs: subs}
 }
 
 // Or matches one of its parts.
@@ -100,19 +100,19 @@ func Or(subs ...*Expr) *Expr {
 	if len(subs) == 1 {
 		return subs[0]
 	}
-	return &Expr{Kind: Alt, Subs: subs}
+	return &Expr{Op: OpAlt, Subs: subs}
 }
 
 // Rep matches sub between min and max times (max < 0: unbounded).
 func Rep(sub *Expr, min, max int) *Expr {
-	return &Expr{Kind: Repeat, Subs: []*Expr{sub}, Min: min, Max: max}
+	return &Expr{Op: OpRepeat, Subs: []*Expr{sub}, Min: min, Max: max}
 }
 
 // Call matches rule number i.
-func Call(i int) *Expr { return &Expr{Kind: Ref, Rule: i} }
+func Call(i int) *Expr { return &Expr{Op: OpRef, Rule: i} }
 
 // Re matches a parsed regular expression.
-func Re(re *syntax.Regexp) *Expr { return &Expr{Kind: Regex, Regexp: re} }
+func Re(re *syntax.Regexp) *Expr { return &Expr{Op: OpRegex, Regexp: re} }
 
 // NormalizeRanges sorts ranges, clips them to [0, 0x10FFFF] and merges
 // overlapping or adjacent ones. It returns a new slice.
@@ -218,12 +218,12 @@ func (e *Expr) String() string {
 }
 
 func (e *Expr) write(b *strings.Builder, g *Grammar) {
-	switch e.Kind {
-	case Empty:
+	switch e.Op {
+	case OpEmpty:
 		b.WriteString(`""`)
-	case Bytes:
+	case OpBytes:
 		writeLiteral(b, e.Bytes)
-	case Class:
+	case OpClass:
 		b.WriteByte('[')
 		for _, r := range e.Ranges {
 			writeClassRune(b, r.Lo)
@@ -233,11 +233,11 @@ func (e *Expr) write(b *strings.Builder, g *Grammar) {
 			}
 		}
 		b.WriteByte(']')
-	case Seq, Alt:
+	case OpSeq, OpAlt:
 		b.WriteByte('(')
 		for i, s := range e.Subs {
 			if i > 0 {
-				if e.Kind == Alt {
+				if e.Op == OpAlt {
 					b.WriteString(" | ")
 				} else {
 					b.WriteByte(' ')
@@ -246,7 +246,7 @@ func (e *Expr) write(b *strings.Builder, g *Grammar) {
 			s.write(b, g)
 		}
 		b.WriteByte(')')
-	case Repeat:
+	case OpRepeat:
 		e.Subs[0].write(b, g)
 		switch {
 		case e.Max < 0:
@@ -256,13 +256,13 @@ func (e *Expr) write(b *strings.Builder, g *Grammar) {
 		default:
 			fmt.Fprintf(b, "{%d,%d}", e.Min, e.Max)
 		}
-	case Ref:
+	case OpRef:
 		if g != nil && e.Rule >= 0 && e.Rule < len(g.Rules) {
 			b.WriteString(g.Rules[e.Rule].Name)
 		} else {
 			fmt.Fprintf(b, "<rule %d>", e.Rule)
 		}
-	case Regex:
+	case OpRegex:
 		b.WriteByte('/')
 		b.WriteString(e.Regexp.String())
 		b.WriteByte('/')
@@ -373,19 +373,19 @@ func (g *Grammar) Validate() error {
 }
 
 func (g *Grammar) validExpr(e *Expr) error {
-	switch e.Kind {
-	case Empty:
-	case Bytes:
+	switch e.Op {
+	case OpEmpty:
+	case OpBytes:
 		if len(e.Bytes) == 0 {
 			return fmt.Errorf("empty byte literal (use Empty)")
 		}
-	case Class:
+	case OpClass:
 		for i, r := range e.Ranges {
 			if r.Lo > r.Hi || r.Lo < 0 || r.Hi > maxRune || (i > 0 && r.Lo <= e.Ranges[i-1].Hi+1) {
 				return fmt.Errorf("class %s is not normalized", e)
 			}
 		}
-	case Seq, Alt:
+	case OpSeq, OpAlt:
 		for _, s := range e.Subs {
 			if s == nil {
 				return fmt.Errorf("nil part")
@@ -394,7 +394,7 @@ func (g *Grammar) validExpr(e *Expr) error {
 				return err
 			}
 		}
-	case Repeat:
+	case OpRepeat:
 		if len(e.Subs) != 1 || e.Subs[0] == nil {
 			return fmt.Errorf("repeat needs exactly one part")
 		}
@@ -402,16 +402,16 @@ func (g *Grammar) validExpr(e *Expr) error {
 			return fmt.Errorf("repeat bounds {%d,%d} are invalid", e.Min, e.Max)
 		}
 		return g.validExpr(e.Subs[0])
-	case Ref:
+	case OpRef:
 		if e.Rule < 0 || e.Rule >= len(g.Rules) {
 			return fmt.Errorf("reference to rule %d out of range", e.Rule)
 		}
-	case Regex:
+	case OpRegex:
 		if e.Regexp == nil {
 			return fmt.Errorf("regex without expression")
 		}
 	default:
-		return fmt.Errorf("unknown expression kind %d", e.Kind)
+		return fmt.Errorf("unknown expression operator %d", e.Op)
 	}
 	return nil
 }

@@ -38,7 +38,7 @@ func TestJSONGrammarShape(t *testing.T) {
 		assert.False(t, hasRef(byName[n]), "rule %s calls another rule", n)
 	}
 	ws := byName["ws"]
-	require.Equal(t, grammar.Repeat, ws.Kind)
+	require.Equal(t, grammar.OpRepeat, ws.Op)
 	assert.Equal(t, 0, ws.Min)
 	assert.Equal(t, grammar.JSONMaxWhitespace, ws.Max)
 	assert.Equal(t, []grammar.RuneRange{{'\t', '\n'}, {'\r', '\r'}, {' ', ' '}}, ws.Subs[0].Ranges)
@@ -51,7 +51,7 @@ func TestJSONGrammarShape(t *testing.T) {
 }
 
 func hasRef(e *grammar.Expr) bool {
-	if e.Kind == grammar.Ref {
+	if e.Op == grammar.OpRef {
 		return true
 	}
 	for _, s := range e.Subs {

@@ -142,7 +142,7 @@ func TestRegexExpr(t *testing.T) {
 		if !assert.NoError(t, err, "%q", tc.pattern) {
 			continue
 		}
-		assert.Equal(t, grammar.Regex, e.Kind, "%q", tc.pattern)
+		assert.Equal(t, grammar.OpRegex, e.Op, "%q", tc.pattern)
 		assert.Equal(t, tc.want, e.String(), "%q", tc.pattern)
 		assertNoCapturesOrAssertions(t, tc.pattern, e.Regexp)
 	}
@@ -364,7 +364,7 @@ func TestFromRegex(t *testing.T) {
 	require.Len(t, g.Rules, 1)
 	assert.Equal(t, "root", g.Rules[0].Name)
 	assert.Equal(t, 0, g.Root)
-	assert.Equal(t, grammar.Regex, g.Rules[0].Body.Kind)
+	assert.Equal(t, grammar.OpRegex, g.Rules[0].Body.Op)
 	assert.Equal(t, "root ::= /[0-9][0-9][0-9][0-9]-(?:0[1-9]|1[0-2])/\n", g.String())
 
 	for _, p := range []string{`\pL+`, `\p{Greek}`, `[^\p{Han}]`, `a{1000}`} {

@@ -277,7 +277,7 @@ func (c *compiler) arrayContainsAll(s *schema, rest, sep *grammar.Expr) (*gramma
 		}
 		body := c.or(alts...)
 		if body == nil {
-			body = &grammar.Expr{Kind: grammar.Alt}
+			body = &grammar.Expr{Op: grammar.OpAlt}
 		}
 		c.rules[rules[st]].Body = body
 	}

@@ -231,7 +231,7 @@ func prune(g *grammar.Grammar) *grammar.Grammar {
 	stack := []int{g.Root}
 	reach[g.Root] = true
 	visit = func(e *grammar.Expr) {
-		if e.Kind == grammar.Ref && !reach[e.Rule] {
+		if e.Op == grammar.OpRef && !reach[e.Rule] {
 			reach[e.Rule] = true
 			stack = append(stack, e.Rule)
 		}
@@ -264,7 +264,7 @@ func prune(g *grammar.Grammar) *grammar.Grammar {
 			return d
 		}
 		d := *e
-		if e.Kind == grammar.Ref {
+		if e.Op == grammar.OpRef {
 			d.Rule = index[e.Rule]
 		}
 		if len(e.Subs) > 0 {
@@ -428,7 +428,7 @@ func (c *compiler) ruleFor(conj conj, name string) (int, error) {
 		// Every branch turned out empty (for example a string whose
 		// minLength exceeds its maxLength).
 		c.conjRule[ck], c.ruleOf[dk] = -1, -1
-		c.rules[r].Body = &grammar.Expr{Kind: grammar.Alt}
+		c.rules[r].Body = &grammar.Expr{Op: grammar.OpAlt}
 		return -1, nil
 	}
 	c.rules[r].Body = body
@@ -555,10 +555,10 @@ func (c *compiler) cat(parts ...*grammar.Expr) *grammar.Expr {
 		if p == nil {
 			return nil
 		}
-		switch p.Kind {
-		case grammar.Empty:
+		switch p.Op {
+		case grammar.OpEmpty:
 			continue
-		case grammar.Seq:
+		case grammar.OpSeq:
 			out = append(out, p.Subs...)
 			continue
 		}
@@ -568,9 +568,9 @@ func (c *compiler) cat(parts ...*grammar.Expr) *grammar.Expr {
 	// Merge adjacent literals.
 	merged := out[:0]
 	for _, p := range out {
-		if n := len(merged); n > 0 && p.Kind == grammar.Bytes && merged[n-1].Kind == grammar.Bytes {
+		if n := len(merged); n > 0 && p.Op == grammar.OpBytes && merged[n-1].Op == grammar.OpBytes {
 			b := append(append([]byte(nil), merged[n-1].Bytes...), p.Bytes...)
-			merged[n-1] = &grammar.Expr{Kind: grammar.Bytes, Bytes: b}
+			merged[n-1] = &grammar.Expr{Op: grammar.OpBytes, Bytes: b}
 			continue
 		}
 		merged = append(merged, p)

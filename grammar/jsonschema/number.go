@@ -623,7 +623,7 @@ func (c *compiler) dfaRules(d *runeDFA, name string) (*grammar.Expr, error) {
 			return nil, err
 		}
 		if len(alts) == 0 {
-			c.rules[base+s].Body = &grammar.Expr{Kind: grammar.Alt}
+			c.rules[base+s].Body = &grammar.Expr{Op: grammar.OpAlt}
 			continue
 		}
 		c.rules[base+s].Body = grammar.Or(alts...)

@@ -581,9 +581,9 @@ func (c *compiler) objectTail(k, minP, maxP int, extra, sep *grammar.Expr) (*gra
 // builds: an optional part, or a part that cannot match empty.
 func nonEmpty(e *grammar.Expr) *grammar.Expr {
 	switch {
-	case e.Kind == grammar.Empty:
+	case e.Op == grammar.OpEmpty:
 		return nil
-	case e.Kind == grammar.Repeat && e.Min == 0 && e.Max == 1:
+	case e.Op == grammar.OpRepeat && e.Min == 0 && e.Max == 1:
 		return e.Subs[0]
 	}
 	return e
@@ -641,7 +641,7 @@ func (c *compiler) objectAnyOrder(s *schema, items []objItem, extra *grammar.Exp
 		}
 		body := c.or(alts...)
 		if body == nil {
-			body = &grammar.Expr{Kind: grammar.Alt}
+			body = &grammar.Expr{Op: grammar.OpAlt}
 		}
 		c.rules[rules[m]].Body = body
 	}

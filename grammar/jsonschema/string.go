@@ -158,7 +158,7 @@ func charSet(rs []grammar.RuneRange) (*grammar.Expr, []*grammar.Expr) {
 	var class *grammar.Expr
 	if len(lit) > 0 {
 		if inter := intersectRanges(grammar.NormalizeRanges(lit), anyLiteral.Ranges); len(inter) > 0 {
-			class = &grammar.Expr{Kind: grammar.Class, Ranges: inter}
+			class = &grammar.Expr{Op: grammar.OpClass, Ranges: inter}
 		}
 	}
 	return class, alts

@@ -36,14 +36,14 @@ func (c *converter) expr(e *grammar.Expr) (symbol, error) {
 		return s, nil
 	}
 	var s symbol
-	switch e.Kind {
-	case grammar.Empty:
+	switch e.Op {
+	case grammar.OpEmpty:
 		s = c.b.empty()
-	case grammar.Bytes:
+	case grammar.OpBytes:
 		s = c.b.literal(e.Bytes)
-	case grammar.Class:
+	case grammar.OpClass:
 		s = c.b.class(e.Ranges)
-	case grammar.Seq, grammar.Alt:
+	case grammar.OpSeq, grammar.OpAlt:
 		subs := make([]symbol, len(e.Subs))
 		for i, sub := range e.Subs {
 			var err error
@@ -51,26 +51,26 @@ func (c *converter) expr(e *grammar.Expr) (symbol, error) {
 				return 0, err
 			}
 		}
-		if e.Kind == grammar.Seq {
+		if e.Op == grammar.OpSeq {
 			s = c.b.seq(subs)
 		} else {
 			s = c.b.alt(subs)
 		}
-	case grammar.Repeat:
+	case grammar.OpRepeat:
 		sub, err := c.expr(e.Subs[0])
 		if err != nil {
 			return 0, err
 		}
 		s = c.b.repeat(sub, e.Min, e.Max)
-	case grammar.Ref:
+	case grammar.OpRef:
 		s = symbol(e.Rule)
-	case grammar.Regex:
+	case grammar.OpRegex:
 		var err error
 		if s, err = c.regex(e.Regexp, true, true); err != nil {
 			return 0, fmt.Errorf("regex /%s/: %w", e.Regexp, err)
 		}
 	default:
-		return 0, fmt.Errorf("unknown expression kind %d", e.Kind)
+		return 0, fmt.Errorf("unknown expression kind %d", e.Op)
 	}
 	c.memo[e] = s
 	return s, nil

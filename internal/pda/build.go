@@ -170,21 +170,21 @@ func (b *ruleBuilder) state() (int, error) {
 }
 
 func (b *ruleBuilder) expr(e *grammar.Expr, from, to int) error {
-	switch e.Kind {
-	case grammar.Empty:
+	switch e.Op {
+	case grammar.OpEmpty:
 		b.n.Epsilon(from, to)
-	case grammar.Bytes:
+	case grammar.OpBytes:
 		return b.chain(len(e.Bytes), from, to, func(i, cur, next int) error {
 			b.n.Bytes(cur, next, e.Bytes[i], e.Bytes[i])
 			return nil
 		})
-	case grammar.Class:
+	case grammar.OpClass:
 		pairs := make([]rune, 0, 2*len(e.Ranges))
 		for _, r := range e.Ranges {
 			pairs = append(pairs, r.Lo, r.Hi)
 		}
 		b.n.Runes(from, to, pairs)
-	case grammar.Seq:
+	case grammar.OpSeq:
 		if len(e.Subs) == 0 {
 			b.n.Epsilon(from, to)
 			return nil
@@ -192,7 +192,7 @@ func (b *ruleBuilder) expr(e *grammar.Expr, from, to int) error {
 		return b.chain(len(e.Subs), from, to, func(i, cur, next int) error {
 			return b.expr(e.Subs[i], cur, next)
 		})
-	case grammar.Alt:
+	case grammar.OpAlt:
 		for _, s := range e.Subs {
 			// Give each branch its own entry so epsilon loops inside one
 			// branch cannot leak into another.
@@ -205,11 +205,11 @@ func (b *ruleBuilder) expr(e *grammar.Expr, from, to int) error {
 				return err
 			}
 		}
-	case grammar.Repeat:
+	case grammar.OpRepeat:
 		return b.repeat(e.Subs[0], e.Min, e.Max, from, to)
-	case grammar.Ref:
+	case grammar.OpRef:
 		b.n.Symbol(from, to, int32(e.Rule))
-	case grammar.Regex:
+	case grammar.OpRegex:
 		if err := b.n.Regexp(from, to, e.Regexp); err != nil {
 			return err
 		}
@@ -217,7 +217,7 @@ func (b *ruleBuilder) expr(e *grammar.Expr, from, to int) error {
 			return errNFATooLarge
 		}
 	default:
-		return fmt.Errorf("unknown expression kind %d", e.Kind)
+		return fmt.Errorf("unknown expression kind %d", e.Op)
 	}
 	return nil
 }
