@@ -47,9 +47,10 @@ type Spec struct {
 	Source  string   // the regex, schema or GBNF text; unused for KindJSON and KindChoice
 	Root    string   // KindGBNF: the start rule ("" means "root")
 	Choices []string // KindChoice: the strings to choose from
-	// Schema tunes KindJSONSchema. Its LoadRef must be nil: remote documents
-	// are loaded through CompilerOptions.LoadRef, so that the cache stays
-	// true to its keys.
+	// Schema tunes KindJSONSchema. Its LoadRef and Limits must be zero:
+	// remote documents are loaded through CompilerOptions.LoadRef, so that
+	// the cache stays true to its keys, and the limits are the Compiler's
+	// (CompilerOptions.Limits), so that no request can raise them.
 	Schema jsonschema.Options
 }
 
@@ -58,14 +59,8 @@ type Spec struct {
 func Regex(pattern string) Spec { return Spec{Kind: KindRegex, Source: pattern} }
 
 // JSONSchema is the spec of the JSON documents a schema validates, with the
-// first of opts (if any) as the front-end's options.
-func JSONSchema(schema string, opts ...jsonschema.Options) Spec {
-	s := Spec{Kind: KindJSONSchema, Source: schema}
-	if len(opts) > 0 {
-		s.Schema = opts[0]
-	}
-	return s
-}
+// front-end's default options. To tune them, set the Spec's Schema field.
+func JSONSchema(schema string) Spec { return Spec{Kind: KindJSONSchema, Source: schema} }
 
 // GBNF is the spec of a GBNF grammar starting at rule root ("" means "root").
 func GBNF(src, root string) Spec { return Spec{Kind: KindGBNF, Source: src, Root: root} }
@@ -90,6 +85,9 @@ func (s *Spec) key() (string, error) {
 		if s.Schema.LoadRef != nil {
 			return "", fmt.Errorf("%w: Schema.LoadRef is set; use CompilerOptions.LoadRef", ErrSpec)
 		}
+		if s.Schema.Limits != (grammar.Limits{}) {
+			return "", fmt.Errorf("%w: Schema.Limits is set; use CompilerOptions.Limits", ErrSpec)
+		}
 		fmt.Fprintf(&b, "%+v", s.Schema)
 	case KindGBNF:
 		root := s.Root
@@ -112,20 +110,22 @@ func (s *Spec) key() (string, error) {
 	return b.String(), nil
 }
 
-// grammar runs the spec's front-end under ctx; loadRef loads remote $refs.
-func (s *Spec) grammar(ctx context.Context, loadRef func(context.Context, string) ([]byte, error)) (*grammar.Grammar, []jsonschema.Warning, error) {
+// grammar runs the spec's front-end under ctx and lim; loadRef loads remote
+// $refs.
+func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(context.Context, string) ([]byte, error)) (*grammar.Grammar, []jsonschema.Warning, error) {
 	switch s.Kind {
 	case KindRegex:
-		g, err := grammar.FromRegex(s.Source, grammar.Limits{})
+		g, err := grammar.FromRegex(s.Source, lim)
 		return g, nil, err
 	case KindJSONSchema:
 		opts := s.Schema
+		opts.Limits = lim
 		if loadRef != nil {
 			opts.LoadRef = loadRef
 		}
 		return jsonschema.CompileContext(ctx, []byte(s.Source), opts)
 	case KindGBNF:
-		g, err := grammar.ParseGBNFContext(ctx, s.Source, s.Root, grammar.Limits{})
+		g, err := grammar.ParseGBNFContext(ctx, s.Source, s.Root, lim)
 		return g, nil, err
 	case KindJSON:
 		return grammar.JSON(), nil, nil
@@ -153,10 +153,10 @@ type CompilerOptions struct {
 	// context.DeadlineExceeded. That failure is cached like any other (see
 	// Compiler): the same spec would run out of time again.
 	Timeout time.Duration
-	// Limits bound what one grammar may cost; every stage the compiler
-	// runs after the front-end reads it: the pushdown automaton's size, its
-	// stack work per byte at match time, the token index's walks (see
-	// mask.Options). A zero field means its default in grammar.DefaultLimits.
+	// Limits bound what one grammar may cost, at every stage the compiler
+	// runs: the front-ends' sources (GBNF, regex, JSON Schema), the pushdown
+	// automaton's size, its stack work per byte at match time and the token
+	// index's walks. A zero field means its default in grammar.DefaultLimits.
 	Limits grammar.Limits
 	// LoadRef, when set, loads the documents of JSON Schema $refs to
 	// absolute URIs outside the schema (see jsonschema.Options.LoadRef).
@@ -291,7 +291,7 @@ func (c *Compiler) build(ctx context.Context, spec *Spec) (res result) {
 			res = result{err: &mask.PanicError{Op: "compile", Value: r, Stack: recovered.Stack()}}
 		}
 	}()
-	g, warnings, err := spec.grammar(ctx, c.opts.LoadRef)
+	g, warnings, err := spec.grammar(ctx, c.opts.Limits, c.opts.LoadRef)
 	if err != nil {
 		return result{warnings: warnings, err: err}
 	}

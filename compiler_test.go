@@ -84,7 +84,7 @@ func TestCompilerKinds(t *testing.T) {
 	}{
 		{name: "regex", spec: rein.Regex(`(yes|no) [0-9]{1,3}`), accepts: "yes 42", rejects: "maybe"},
 		{name: "json schema", spec: rein.JSONSchema(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`), accepts: `{"n":7}`, rejects: `{}`},
-		{name: "json schema, compact", spec: rein.JSONSchema(`{"type":"array","items":{"type":"boolean"}}`, jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact}), accepts: `[true,false]`, rejects: `[true, false]`},
+		{name: "json schema, compact", spec: rein.Spec{Kind: rein.KindJSONSchema, Source: `{"type":"array","items":{"type":"boolean"}}`, Schema: jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact}}, accepts: `[true,false]`, rejects: `[true, false]`},
 		{name: "gbnf", spec: rein.GBNF(`start ::= "a" start | "b"`, "start"), accepts: "aab", rejects: "aa"},
 		{name: "json", spec: rein.JSON(), accepts: `{"a": [1, 2.5, null]}`, rejects: `{"a": }`},
 		{name: "choice", spec: rein.Choice("red", "green", "blue"), accepts: "green", rejects: "gre"},
@@ -95,7 +95,8 @@ func TestCompilerKinds(t *testing.T) {
 		{name: "missing root", spec: rein.GBNF(`x ::= "a"`, ""), wantErr: `missing root rule "root"`},
 		{name: "no choices", spec: rein.Choice(), wantErr: "no options"},
 		{name: "unknown kind", spec: rein.Spec{Kind: 99}, is: rein.ErrSpec},
-		{name: "schema with LoadRef", spec: rein.JSONSchema(`{}`, jsonschema.Options{LoadRef: func(context.Context, string) ([]byte, error) { return nil, nil }}), is: rein.ErrSpec},
+		{name: "schema with its own Limits", spec: rein.Spec{Kind: rein.KindJSONSchema, Source: `{}`, Schema: jsonschema.Options{Limits: grammar.Limits{SchemaDepth: 1 << 30}}}, is: rein.ErrSpec},
+		{name: "schema with LoadRef", spec: rein.Spec{Kind: rein.KindJSONSchema, Source: `{}`, Schema: jsonschema.Options{LoadRef: func(context.Context, string) ([]byte, error) { return nil, nil }}}, is: rein.ErrSpec},
 		{name: "remote ref without LoadRef", spec: rein.JSONSchema(`{"$ref":"https://example.com/s.json"}`), is: grammar.ErrUnsupported},
 	}
 	for _, tt := range tests {
@@ -627,7 +628,7 @@ func TestCacheKeys(t *testing.T) {
 	ctx := context.Background()
 	specs := []rein.Spec{
 		rein.JSONSchema(`{"type":"integer"}`),
-		rein.JSONSchema(`{"type":"integer"}`, jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact}),
+		rein.Spec{Kind: rein.KindJSONSchema, Source: `{"type":"integer"}`, Schema: jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact}},
 		rein.JSONSchema(`{"type":"number"}`),
 		rein.Regex(`{"type":"integer"}`),
 		rein.GBNF(`root ::= "x"`, ""),
@@ -645,15 +646,34 @@ func TestCacheKeys(t *testing.T) {
 	assert.Equal(t, int64(1), st.Hits)
 }
 
-// CompilerOptions.Limits reach the stages after the front-end: an automaton
-// past TotalStates fails its compile with grammar.ErrLimit.
+// CompilerOptions.Limits reach every stage: each front-end's source limits,
+// the automaton's size. Each case sets one field low enough to fail a spec
+// that compiles under the defaults, and the error names that field.
 func TestCompilerLimits(t *testing.T) {
 	voc := vocabtest.Core(t)
+	tests := []struct {
+		name  string
+		lim   grammar.Limits
+		spec  rein.Spec
+		field string
+	}{
+		{"automaton", grammar.Limits{TotalStates: 10}, rein.JSON(), "Limits.TotalStates"},
+		{"regex source", grammar.Limits{RegexBytes: 4}, rein.Regex(`abcdef`), "Limits.RegexBytes"},
+		{"gbnf source", grammar.Limits{GBNFBytes: 8}, rein.GBNF(`root ::= "abcdef"`, ""), "Limits.GBNFBytes"},
+		{"schema depth", grammar.Limits{SchemaDepth: 2}, rein.JSONSchema(`{"items":{"items":{"items":{"type":"integer"}}}}`), "Limits.SchemaDepth"},
+		{"schema enum", grammar.Limits{Enum: 2}, rein.JSONSchema(`{"enum":[1,2,3]}`), "Limits.Enum"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := newCompiler(t, voc, rein.CompilerOptions{}).Compile(context.Background(), tt.spec)
+			require.NoError(t, err, "the spec compiles under the defaults")
+			_, err = newCompiler(t, voc, rein.CompilerOptions{Limits: tt.lim}).Compile(context.Background(), tt.spec)
+			require.ErrorIs(t, err, grammar.ErrLimit)
+			assert.Contains(t, err.Error(), tt.field)
+		})
+	}
 	c := newCompiler(t, voc, rein.CompilerOptions{Limits: grammar.Limits{TotalStates: 10}})
-	_, err := c.Compile(context.Background(), rein.JSON())
-	require.ErrorIs(t, err, grammar.ErrLimit)
-	assert.Contains(t, err.Error(), "Limits.TotalStates")
-	_, err = c.Compile(context.Background(), rein.Regex(`ab`))
+	_, err := c.Compile(context.Background(), rein.Regex(`ab`))
 	assert.NoError(t, err, "a grammar within the limits compiles")
 }
 
