@@ -64,7 +64,7 @@
 // can be large); every RuneDFA construction takes a bound on its states, and
 // ToRegexp bounds the expressions it builds (RegexpLimits). Features a byte
 // automaton cannot express, such as word boundaries or anchors inside the
-// expression, are errors wrapping ErrUnsupported.
+// expression, are errors wrapping ErrUnsupportedRegexp.
 //
 // fsm knows nothing of grammars or tokens and imports no other rein package.
 package fsm

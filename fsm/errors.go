@@ -7,7 +7,7 @@ import "errors"
 var (
 	// ErrTooLarge reports an automaton that would exceed a size limit.
 	ErrTooLarge = errors.New("fsm: automaton too large")
-	// ErrUnsupported reports a regular expression feature that a byte-level
+	// ErrUnsupportedRegexp reports a regular expression feature that a byte-level
 	// automaton cannot express, such as a word boundary.
-	ErrUnsupported = errors.New("fsm: unsupported regexp")
+	ErrUnsupportedRegexp = errors.New("fsm: unsupported regexp")
 )

@@ -182,7 +182,7 @@ func FuzzRegexp(f *testing.F) {
 		n := NFA{MaxStates: 50000}
 		start, end := n.NewState(), n.NewState()
 		if err := n.Regexp(start, end, re); err != nil {
-			if !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrTooLarge) {
+			if !errors.Is(err, ErrUnsupportedRegexp) && !errors.Is(err, ErrTooLarge) {
 				t.Fatalf("%q: unexpected error %v", pattern, err)
 			}
 			return

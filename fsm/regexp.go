@@ -17,7 +17,7 @@ import (
 // cannot fail: a begin anchor where nothing can have been matched before it
 // (at the start of the expression or of a top-level alternative), an end
 // anchor where nothing can follow. Anchors elsewhere, and word boundaries,
-// are errors wrapping ErrUnsupported that name the feature.
+// are errors wrapping ErrUnsupportedRegexp that name the feature.
 //
 // Literals, classes and the any-character operators match code points, UTF-8
 // encoded: invalid UTF-8 never matches (Go's regexp reads each invalid byte as
@@ -81,18 +81,18 @@ func (c *regexpCompiler) compile(re *syntax.Regexp, from, to int32, atStart, atE
 		n.Runes(int(from), int(to), anyRune)
 	case syntax.OpBeginLine, syntax.OpBeginText:
 		if !atStart {
-			return fmt.Errorf("%w: %s anchor not at the start of the expression", ErrUnsupported, anchorName(re))
+			return fmt.Errorf("%w: %s anchor not at the start of the expression", ErrUnsupportedRegexp, anchorName(re))
 		}
 		n.Epsilon(int(from), int(to))
 	case syntax.OpEndLine, syntax.OpEndText:
 		if !atEnd {
-			return fmt.Errorf("%w: %s anchor not at the end of the expression", ErrUnsupported, anchorName(re))
+			return fmt.Errorf("%w: %s anchor not at the end of the expression", ErrUnsupportedRegexp, anchorName(re))
 		}
 		n.Epsilon(int(from), int(to))
 	case syntax.OpWordBoundary:
-		return fmt.Errorf(`%w: word boundary \b`, ErrUnsupported)
+		return fmt.Errorf(`%w: word boundary \b`, ErrUnsupportedRegexp)
 	case syntax.OpNoWordBoundary:
-		return fmt.Errorf(`%w: non-word boundary \B`, ErrUnsupported)
+		return fmt.Errorf(`%w: non-word boundary \B`, ErrUnsupportedRegexp)
 	case syntax.OpCapture:
 		return c.compile(re.Sub[0], from, to, atStart, atEnd)
 	case syntax.OpConcat:
@@ -113,7 +113,7 @@ func (c *regexpCompiler) compile(re *syntax.Regexp, from, to int32, atStart, atE
 	case syntax.OpRepeat:
 		return c.repeat(re.Sub[0], re.Min, re.Max, from, to)
 	default:
-		return fmt.Errorf("%w: operator %v", ErrUnsupported, re.Op)
+		return fmt.Errorf("%w: operator %v", ErrUnsupportedRegexp, re.Op)
 	}
 	return nil
 }
@@ -223,7 +223,7 @@ func (c *regexpCompiler) plus(sub *syntax.Regexp, from, to int32) error {
 // min copies of sub followed by a star, or by max-min nested optional copies.
 func (c *regexpCompiler) repeat(sub *syntax.Regexp, min, max int, from, to int32) error {
 	if max >= 0 && max < min {
-		return fmt.Errorf("%w: repeat bounds {%d,%d}", ErrUnsupported, min, max)
+		return fmt.Errorf("%w: repeat bounds {%d,%d}", ErrUnsupportedRegexp, min, max)
 	}
 	if max == 0 {
 		c.n.Epsilon(int(from), int(to))

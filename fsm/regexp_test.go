@@ -256,7 +256,7 @@ func TestRegexpErrors(t *testing.T) {
 		s, e := n.NewState(), n.NewState()
 		err = n.Regexp(s, e, re)
 		require.Error(t, err, tt.pattern)
-		assert.ErrorIs(t, err, ErrUnsupported, tt.pattern)
+		assert.ErrorIs(t, err, ErrUnsupportedRegexp, tt.pattern)
 		assert.Contains(t, err.Error(), tt.msg, tt.pattern)
 	}
 }

@@ -248,7 +248,7 @@ func TestRuneLimits(t *testing.T) {
 	re, err = syntax.Parse(`a\bb`, syntax.Perl)
 	require.NoError(t, err)
 	_, err = RuneRegexp(context.Background(), re, 0)
-	assert.ErrorIs(t, err, ErrUnsupported)
+	assert.ErrorIs(t, err, ErrUnsupportedRegexp)
 
 	a, b := mustRuneRegexp(t, `(a|b)*a(a|b){5}`), mustRuneRegexp(t, `(a|b)*b(a|b){5}`)
 	_, err = a.Intersect(context.Background(), b, 100)
@@ -317,7 +317,7 @@ func FuzzRuneToRegexp(f *testing.F) {
 		}
 		d, err := RuneRegexp(context.Background(), re, 200)
 		if err != nil {
-			if !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrUnsupported) {
+			if !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrUnsupportedRegexp) {
 				t.Fatalf("%q: %v", pattern, err)
 			}
 			return

@@ -29,7 +29,7 @@
 // Loaders never panic. A malformed or truncated file, or one of a kind rein
 // does not implement (a Unigram model, an unknown decoder), gives a
 // *FormatError naming the file and the field ("llama3/tokenizer.json:
-// model.vocab: …") that unwraps to ErrMalformed or ErrUnsupported. What only
+// model.vocab: …") that unwraps to ErrMalformed or ErrUnsupportedTokenizer. What only
 // encoding needs, the normalizer and the pre-tokenizer, is checked when the
 // Encoder is built, so that a vocabulary rein cannot encode with still loads
 // for masking.

@@ -11,9 +11,9 @@ var (
 	// ErrMalformed reports a file that is not valid JSON, is truncated, or
 	// holds a field of the wrong shape or an inconsistent value.
 	ErrMalformed = errors.New("malformed vocabulary")
-	// ErrUnsupported reports a well-formed tokenizer of a kind rein does not
+	// ErrUnsupportedTokenizer reports a well-formed tokenizer of a kind rein does not
 	// implement (a Unigram model, an unknown decoder or pre-tokenizer, …).
-	ErrUnsupported = errors.New("unsupported tokenizer")
+	ErrUnsupportedTokenizer = errors.New("unsupported tokenizer")
 	// ErrArgument reports an argument a Vocab method cannot take: a logit
 	// width below the vocabulary size, a stop token that is not a token, a
 	// nil or zero Vocab.
@@ -26,7 +26,7 @@ type FormatError struct {
 	File  string
 	Field string
 	Msg   string
-	Err   error // ErrMalformed, ErrUnsupported or an underlying error
+	Err   error // ErrMalformed, ErrUnsupportedTokenizer or an underlying error
 }
 
 func (e *FormatError) Error() string {
@@ -45,5 +45,5 @@ func malformed(file, field, format string, args ...any) error {
 }
 
 func unsupported(file, field, format string, args ...any) error {
-	return &FormatError{File: file, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrUnsupported}
+	return &FormatError{File: file, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrUnsupportedTokenizer}
 }

@@ -171,7 +171,7 @@ func TestLoadHFErrors(t *testing.T) {
 		file    func() map[string]any
 		set     map[string]any
 		field   string // the error names "x/tokenizer.json: FIELD: "
-		unsupp  bool   // errors.Is ErrUnsupported rather than ErrMalformed
+		unsupp  bool   // errors.Is ErrUnsupportedTokenizer rather than ErrMalformed
 		encoder bool   // the loader succeeds and Encoder fails
 	}{
 		{"no model", byteLevelFile, map[string]any{"model": nil}, "model", false, false},
@@ -227,7 +227,7 @@ func TestLoadHFErrors(t *testing.T) {
 			assert.Equal(t, "x/tokenizer.json", fe.File)
 			assert.Equal(t, c.field, fe.Field)
 			if c.unsupp {
-				assert.ErrorIs(t, err, tokenizer.ErrUnsupported)
+				assert.ErrorIs(t, err, tokenizer.ErrUnsupportedTokenizer)
 			} else {
 				assert.ErrorIs(t, err, tokenizer.ErrMalformed)
 			}
@@ -364,7 +364,7 @@ func TestLoadTiktoken(t *testing.T) {
 	require.NoError(t, err, "an unknown encoding loads")
 	v, _ = tokenizer.LoadTiktokenBytes("mystery", []byte(data), nil)
 	_, err = v.Encoder()
-	assert.ErrorIs(t, err, tokenizer.ErrUnsupported, "but has no pattern to encode with")
+	assert.ErrorIs(t, err, tokenizer.ErrUnsupportedTokenizer, "but has no pattern to encode with")
 
 	cases := []struct {
 		data     string

@@ -211,13 +211,18 @@ func (b *ruleBuilder) expr(e *grammar.Expr, from, to int) error {
 		b.n.Symbol(from, to, int32(e.Rule))
 	case grammar.OpRegex:
 		if err := b.n.Regexp(from, to, e.Regexp); err != nil {
+			if errors.Is(err, fsm.ErrUnsupportedRegexp) {
+				// The front-ends refuse what fsm cannot build; a grammar
+				// made by hand may still carry it.
+				return fmt.Errorf("%w: %w", grammar.ErrUnsupported, err)
+			}
 			return err
 		}
 		if b.n.NumStates() > b.max {
 			return errNFATooLarge
 		}
 	default:
-		return fmt.Errorf("unknown expression kind %d", e.Op)
+		return fmt.Errorf("unknown expression operator %d", e.Op)
 	}
 	return nil
 }

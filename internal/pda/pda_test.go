@@ -178,3 +178,14 @@ func TestAdvanceDoesNotAllocate(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// A hand-built grammar may carry a regex fsm cannot build (the front-ends
+// refuse one); Compile says so with the one grammar.ErrUnsupported.
+func TestCompileUnsupportedRegexp(t *testing.T) {
+	re, err := syntax.Parse(`a\bb`, syntax.Perl)
+	require.NoError(t, err)
+	g := &grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: grammar.Re(re)}}}
+	_, err = Compile(g, grammar.Limits{})
+	require.ErrorIs(t, err, grammar.ErrUnsupported)
+	require.ErrorIs(t, err, fsm.ErrUnsupportedRegexp)
+}
