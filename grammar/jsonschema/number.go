@@ -445,6 +445,7 @@ func (c *compiler) compileNumber(s *schema) (*grammar.Expr, error) {
 			d, err = c.intersect(d, fd)
 		}
 	}
+	bounds := d // before multipleOf, for Lenient mode
 	if err == nil && mult != nil {
 		var md *fsm.RuneDFA
 		if md, err = multipleDFA(mult, c.patternStates()); err == nil {
@@ -461,12 +462,17 @@ func (c *compiler) compileNumber(s *schema) (*grammar.Expr, error) {
 		}
 	}
 	if err != nil {
-		if errors.Is(err, errAutomatonSize) {
-			if err = c.automatonTooLarge(s.multPtr, "multipleOf", "multipleOf", err); errors.Is(err, errIgnore) {
-				err = nil
-			}
+		if !errors.Is(err, errAutomatonSize) {
+			return nil, err
 		}
-		return nil, err
+		if err := c.automatonTooLarge(s.multPtr, "multipleOf", "multipleOf", err); !errors.Is(err, errIgnore) {
+			return nil, err
+		}
+		// Lenient: multipleOf is dropped, the bounds stay.
+		if fracOnly && bounds != nil {
+			return c.dfaRules(bounds, "number")
+		}
+		return c.regexToExpr(re)
 	}
 	return c.dfaRules(d, "multiple")
 }
