@@ -53,9 +53,12 @@ type Limits struct {
 	Rules int
 	// ExprNodes bounds the expression nodes of a whole grammar.
 	ExprNodes int
-	// PatternStates bounds the DFA states of one pattern automaton that the
-	// JSON Schema front-end builds (patternProperties, property names,
-	// negated patterns).
+	// PatternStates bounds the DFA states of one code-point automaton that
+	// the JSON Schema front-end builds (patterns with length bounds or
+	// formats, negated patterns, patternProperties, property names,
+	// multipleOf). The constraint that needs more is unsupported: an error
+	// wrapping ErrUnsupported as well as ErrLimit, or in Lenient mode a
+	// warning.
 	PatternStates int
 	// RuleStates bounds the DFA states of one rule in the pushdown automaton.
 	RuleStates int

@@ -18,28 +18,22 @@ import (
 // length bounds, complements (not pattern, a key that is none of the
 // declared names, a key that matches no pattern of patternProperties).
 // fsm does the automaton work; this file builds the automata from the
-// schema's parts and turns the results back into expressions over the
-// canonical JSON spelling of their characters.
+// schema's parts within Limits.PatternStates and turns the results back
+// into expressions over the canonical JSON spelling of their characters.
 
-// runeDFA is a deterministic automaton over code points, in the form the
-// schema compiler builds and reads (multipleDFA, dfaRules): state 0 is
-// the start, every state's edges are sorted, disjoint ranges, and a missing
-// range goes to an implicit dead state. Its operations convert it to an
-// fsm.RuneDFA and back.
-type runeDFA struct {
-	edges  [][]runeEdge
-	accept []bool
-}
-
-type runeEdge struct {
-	lo, hi rune
-	to     int
-}
-
-// maxDFAStates bounds every automaton built here.
-const maxDFAStates = 4000
-
+// errAutomatonSize is wrapped by every error about an automaton that
+// outgrew Limits.PatternStates, or an expression that outgrew the bounds of
+// state elimination; callers test for it to fall back to another form, and
+// report it with automatonTooLarge.
 var errAutomatonSize = errors.New("string automaton too large")
+
+// errPatternStates wraps errAutomatonSize for the automata past
+// Limits.PatternStates.
+var errPatternStates = fmt.Errorf("%w: more states than Limits.PatternStates", errAutomatonSize)
+
+// errTooLargeCause is the cause of the error that reports errAutomatonSize:
+// the constraint cannot be enforced, because of a limit.
+var errTooLargeCause = fmt.Errorf("%w (%w)", grammar.ErrUnsupported, grammar.ErrLimit)
 
 // universe is every code point a JSON string can hold (no surrogates).
 var universe = []grammar.RuneRange{{Lo: 0, Hi: 0xD7FF}, {Lo: 0xE000, Hi: unicode.MaxRune}}
@@ -47,154 +41,107 @@ var universe = []grammar.RuneRange{{Lo: 0, Hi: 0xD7FF}, {Lo: 0xE000, Hi: unicode
 // universePairs is universe as fsm takes it.
 var universePairs = fsm.ScalarValues()
 
-// automatonErr maps fsm's size errors to errAutomatonSize, which the
+// patternStates is the bound on the states of every automaton built here.
+func (c *compiler) patternStates() int { return c.opts.Limits.PatternStates }
+
+// automatonErr maps fsm's size errors to errPatternStates, which the
 // callers test for, keeping fsm's account of the limit in the message.
 func automatonErr(err error) error {
 	if errors.Is(err, fsm.ErrTooLarge) {
-		return fmt.Errorf("%w: %w", errAutomatonSize, err)
+		return fmt.Errorf("%w: %w", errPatternStates, err)
 	}
 	return err
 }
 
-// toFSM returns d as an fsm automaton. d's edges are disjoint by
-// construction; overlapping ones are a bug in the code that built d.
-func (d *runeDFA) toFSM() *fsm.RuneDFA {
-	edges := make([][]fsm.RuneEdge, len(d.edges))
-	for s, es := range d.edges {
-		edges[s] = make([]fsm.RuneEdge, len(es))
-		for i, e := range es {
-			edges[s][i] = fsm.RuneEdge{Lo: e.lo, Hi: e.hi, To: int32(e.to)}
-		}
+// automatonTooLarge reports err, which wraps errAutomatonSize, for the
+// keyword kw at ptr: what could not be built names the constraints. It is
+// an error wrapping grammar.ErrUnsupported and grammar.ErrLimit in strict
+// mode; in Lenient mode a warning, and errIgnore (the constraint is
+// dropped).
+func (c *compiler) automatonTooLarge(ptr, kw, what string, err error) error {
+	msg := fmt.Sprintf("%s needs too large an expression", what)
+	if errors.Is(err, errPatternStates) {
+		msg = fmt.Sprintf("%s needs more automaton states than Limits.PatternStates (%d)", what, c.patternStates())
 	}
-	r, err := fsm.NewRuneDFA(d.accept, edges)
-	if err != nil {
-		panic("grammar: malformed string automaton: " + err.Error())
+	if c.opts.Lenient {
+		c.warn(ptr, kw, "%s (ignored)", msg)
+		return errIgnore
 	}
-	return r
-}
-
-// fromFSM returns r as a runeDFA; r's start state is 0 (every fsm
-// construction used here numbers it so) unless its language is empty.
-func fromFSM(r *fsm.RuneDFA) *runeDFA {
-	if r.Start < 0 {
-		return &runeDFA{edges: [][]runeEdge{nil}, accept: []bool{false}}
-	}
-	n := r.NumStates()
-	d := &runeDFA{edges: make([][]runeEdge, n), accept: append([]bool(nil), r.Final...)}
-	var buf []fsm.RuneEdge
-	for s := range n {
-		buf = r.AppendEdges(buf[:0], int32(s))
-		es := make([]runeEdge, len(buf))
-		for i, e := range buf {
-			es[i] = runeEdge{e.Lo, e.Hi, int(e.To)}
-		}
-		d.edges[s] = es
-	}
-	return d
+	return c.errorf(ptr, kw, errTooLargeCause, "%s", msg)
 }
 
 // regexDFA builds the automaton of a regex with no anchors left.
-func regexDFA(re *syntax.Regexp) (*runeDFA, error) {
-	r, err := fsm.RuneRegexp(context.Background(), re, maxDFAStates)
-	if err != nil {
-		return nil, automatonErr(err)
-	}
-	return fromFSM(r), nil
+func (c *compiler) regexDFA(re *syntax.Regexp) (*fsm.RuneDFA, error) {
+	d, err := fsm.RuneRegexp(context.Background(), re, c.patternStates())
+	return d, automatonErr(err)
 }
 
-// String renders the automaton, as an identity for sharing rules.
-func (d *runeDFA) String() string {
+// dfaKey renders an automaton, as an identity for sharing rules: fsm's
+// minimal automata number their states canonically.
+func dfaKey(d *fsm.RuneDFA) string {
 	var b strings.Builder
-	for s, es := range d.edges {
-		if d.accept[s] {
+	fmt.Fprintf(&b, "%d:", d.Start)
+	var buf []fsm.RuneEdge
+	for s := range int32(d.NumStates()) {
+		if d.Final[s] {
 			b.WriteByte('*')
 		}
-		for _, e := range es {
-			fmt.Fprintf(&b, "%x-%x>%d,", e.lo, e.hi, e.to)
+		buf = d.AppendEdges(buf[:0], s)
+		for _, e := range buf {
+			fmt.Fprintf(&b, "%x-%x>%d,", e.Lo, e.Hi, e.To)
 		}
 		b.WriteByte(';')
 	}
 	return b.String()
 }
 
-// next returns the state reached from s on r, or -1.
-func (d *runeDFA) next(s int, r rune) int {
-	for _, e := range d.edges[s] {
-		if e.lo <= r && r <= e.hi {
-			return e.to
-		}
-	}
-	return -1
-}
-
 // literalsDFA accepts exactly the given strings.
-func literalsDFA(words []string) *runeDFA {
+func literalsDFA(words []string) *fsm.RuneDFA {
 	// A trie has at most one state per character, plus its root: the bound
 	// cannot be passed.
 	size := 1
 	for _, w := range words {
 		size += len(w)
 	}
-	r, err := fsm.RuneLiterals(words, size)
+	d, err := fsm.RuneLiterals(words, size)
 	if err != nil {
 		panic("grammar: literal automaton over its size bound: " + err.Error())
 	}
-	return fromFSM(r)
+	return d
 }
 
 // lengthDFA accepts strings of length in [min, max] (max < 0: unbounded).
-func lengthDFA(min, max int) (*runeDFA, error) {
-	r, err := fsm.RuneLength(universePairs, min, max, maxDFAStates)
-	if err != nil {
-		return nil, automatonErr(err)
-	}
-	return fromFSM(r), nil
+func (c *compiler) lengthDFA(min, max int) (*fsm.RuneDFA, error) {
+	d, err := fsm.RuneLength(universePairs, min, max, c.patternStates())
+	return d, automatonErr(err)
 }
 
 // complement returns the automaton of every string d rejects.
-func (d *runeDFA) complement() *runeDFA {
-	return fromFSM(d.toFSM().Complement(universePairs))
+func complement(d *fsm.RuneDFA) *fsm.RuneDFA {
+	return d.Complement(universePairs)
 }
 
 // intersect returns the product automaton of d and e.
-func (d *runeDFA) intersect(e *runeDFA) (*runeDFA, error) {
+func (c *compiler) intersect(d, e *fsm.RuneDFA) (*fsm.RuneDFA, error) {
 	// Refuse products that could be large before building any of it.
-	if len(d.edges)*len(e.edges) > 16*maxDFAStates {
-		return nil, errAutomatonSize
+	limit := c.patternStates()
+	if d.NumStates()*e.NumStates() > 16*limit {
+		return nil, errPatternStates
 	}
-	r, err := d.toFSM().Intersect(context.Background(), e.toFSM(), maxDFAStates)
-	if err != nil {
-		return nil, automatonErr(err)
-	}
-	return fromFSM(r), nil
+	r, err := d.Intersect(context.Background(), e, limit)
+	return r, automatonErr(err)
 }
-
-// isEmpty reports whether d accepts nothing.
-func (d *runeDFA) isEmpty() bool {
-	return d.toFSM().IsEmpty()
-}
-
-// minimize returns the minimal automaton of the strings d accepts.
-func (d *runeDFA) minimize() *runeDFA {
-	return fromFSM(d.toFSM().Minimize())
-}
-
-// maxEliminated bounds the expression state elimination may build on one
-// edge, and maxEliminationWork the sum of the sizes of all the edges it
-// builds: without the second bound, an automaton of a few thousand states
-// (a multipleOf remainder automaton) builds millions of large edges before
-// one of them trips the first.
-const (
-	maxEliminated      = 20000
-	maxEliminationWork = 1 << 21
-)
 
 // dfaExpr turns d into an expression over the canonical spellings of its
 // characters, by state elimination. It returns nil for the empty language,
-// and an error wrapping errAutomatonSize when an edge would exceed
-// maxEliminated nodes.
-func (c *compiler) dfaExpr(d *runeDFA) (*grammar.Expr, error) {
-	return c.dfaExprWithin(d, maxEliminated, maxEliminationWork)
+// and an error wrapping errAutomatonSize when the expression outgrows the
+// bounds of elimination. Those are fsm's defaults, one place for both:
+// fsm.DefaultMaxRegexpNodes on any one edge, and fsm.DefaultMaxRegexpWork
+// on all the edges built, without which an automaton of a few thousand
+// states (a multipleOf remainder automaton) builds millions of large edges
+// before one of them trips the first.
+func (c *compiler) dfaExpr(d *fsm.RuneDFA) (*grammar.Expr, error) {
+	return c.dfaExprWithin(d, fsm.DefaultMaxRegexpNodes, fsm.DefaultMaxRegexpWork)
 }
 
 // dfaExprWithin is dfaExpr with a bound of limit nodes on every edge built
@@ -202,15 +149,15 @@ func (c *compiler) dfaExpr(d *runeDFA) (*grammar.Expr, error) {
 // many nodes as its canonical spelling has.
 // The expression nodes it counts are returned to the grammar's budget when
 // it fails, since the caller falls back to another form.
-func (c *compiler) dfaExprWithin(d *runeDFA, limit, maxWork int) (e *grammar.Expr, err error) {
+func (c *compiler) dfaExprWithin(d *fsm.RuneDFA, limit, maxWork int) (e *grammar.Expr, err error) {
 	before := c.exprSize
 	defer func() {
 		if err != nil {
 			c.exprSize = before
 		}
 	}()
-	re, err := d.toFSM().ToRegexp(c.ctx, fsm.RegexpLimits{
-		MaxStates: maxDFAStates + 1, // a complement adds a state
+	re, err := d.ToRegexp(c.ctx, fsm.RegexpLimits{
+		MaxStates: c.patternStates() + 1, // a complement adds a state
 		MaxNodes:  limit,
 		MaxWork:   maxWork,
 		LeafSize: func(pairs []rune) int {
@@ -225,7 +172,9 @@ func (c *compiler) dfaExprWithin(d *runeDFA, limit, maxWork int) (e *grammar.Exp
 			c.work = checkEvery
 			return nil, c.tick(0)
 		}
-		return nil, automatonErr(err)
+		// Every automaton here is within Limits.PatternStates: what
+		// elimination refuses is the size of the expression.
+		return nil, fmt.Errorf("%w: %w", errAutomatonSize, err)
 	}
 	return c.regexpExpr(re)
 }
@@ -312,7 +261,7 @@ func exprSize(e *grammar.Expr) int {
 
 // searchDFA returns the automaton of the strings in which re (a pattern or
 // format, anchors at its ends) matches.
-func searchDFA(re *syntax.Regexp) (*runeDFA, error) {
+func (c *compiler) searchDFA(re *syntax.Regexp) (*fsm.RuneDFA, error) {
 	alts, err := splitAnchors(re)
 	if err != nil {
 		return nil, err
@@ -333,7 +282,7 @@ func searchDFA(re *syntax.Regexp) (*runeDFA, error) {
 	if len(subs) > 1 {
 		whole = &syntax.Regexp{Op: syntax.OpAlternate, Sub: subs}
 	}
-	return regexDFA(whole)
+	return c.regexDFA(whole)
 }
 
 // stringAutomaton compiles the contents of a string under several character
@@ -342,16 +291,16 @@ func searchDFA(re *syntax.Regexp) (*runeDFA, error) {
 // reports them.
 func (c *compiler) stringAutomaton(s *schema, parts []stringPart, excluded []string, minLen, maxLen int) (*grammar.Expr, error) {
 	fail := func(err error) (*grammar.Expr, error) { return nil, err }
-	d, err := lengthDFA(minLen, maxLen)
+	d, err := c.lengthDFA(minLen, maxLen)
 	if err != nil {
 		return fail(err)
 	}
 	for _, p := range parts {
-		pd, err := searchDFA(p.re)
+		pd, err := c.searchDFA(p.re)
 		if err != nil {
 			return fail(err)
 		}
-		if d, err = d.intersect(pd); err != nil {
+		if d, err = c.intersect(d, pd); err != nil {
 			return fail(err)
 		}
 	}
@@ -360,16 +309,16 @@ func (c *compiler) stringAutomaton(s *schema, parts []stringPart, excluded []str
 		if err != nil {
 			return nil, err
 		}
-		pd, err := searchDFA(jp.re)
+		pd, err := c.searchDFA(jp.re)
 		if err != nil {
 			return fail(err)
 		}
-		if d, err = d.intersect(pd.complement()); err != nil {
+		if d, err = c.intersect(d, complement(pd)); err != nil {
 			return fail(err)
 		}
 	}
 	if len(excluded) > 0 {
-		if d, err = d.intersect(literalsDFA(excluded).complement()); err != nil {
+		if d, err = c.intersect(d, complement(literalsDFA(excluded))); err != nil {
 			return fail(err)
 		}
 	}
@@ -378,7 +327,7 @@ func (c *compiler) stringAutomaton(s *schema, parts []stringPart, excluded []str
 
 // stringDFA returns the automaton of the strings branch s accepts (its
 // string constraints only: length, patterns, known formats, enum, exclusions).
-func (c *compiler) stringDFA(s *schema) (*runeDFA, error) {
+func (c *compiler) stringDFA(s *schema) (*fsm.RuneDFA, error) {
 	if s.hasEnum {
 		var words []string
 		for _, v := range s.enum {
@@ -403,16 +352,16 @@ func (c *compiler) stringDFA(s *schema) (*runeDFA, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := lengthDFA(s.minLen, s.maxLen)
+	d, err := c.lengthDFA(s.minLen, s.maxLen)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range parts {
-		pd, err := searchDFA(p.re)
+		pd, err := c.searchDFA(p.re)
 		if err != nil {
-			return nil, errAutomatonSize
+			return nil, fmt.Errorf("%w: %w", errAutomatonSize, err)
 		}
-		if d, err = d.intersect(pd); err != nil {
+		if d, err = c.intersect(d, pd); err != nil {
 			return nil, err
 		}
 	}
@@ -421,11 +370,11 @@ func (c *compiler) stringDFA(s *schema) (*runeDFA, error) {
 		if err != nil {
 			return nil, err
 		}
-		pd, err := searchDFA(jp.re)
+		pd, err := c.searchDFA(jp.re)
 		if err != nil {
-			return nil, errAutomatonSize
+			return nil, fmt.Errorf("%w: %w", errAutomatonSize, err)
 		}
-		if d, err = d.intersect(pd.complement()); err != nil {
+		if d, err = c.intersect(d, complement(pd)); err != nil {
 			return nil, err
 		}
 	}
@@ -436,7 +385,7 @@ func (c *compiler) stringDFA(s *schema) (*runeDFA, error) {
 		}
 	}
 	if len(excluded) > 0 {
-		if d, err = d.intersect(literalsDFA(excluded).complement()); err != nil {
+		if d, err = c.intersect(d, complement(literalsDFA(excluded))); err != nil {
 			return nil, err
 		}
 	}

@@ -1,10 +1,13 @@
 package jsonschema_test
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
 )
 
@@ -60,6 +63,58 @@ func TestJSONSchemaStringAutomata(t *testing.T) {
 			g, _, err := jsonschema.Compile([]byte(c.schema), jsonschema.Options{})
 			require.NoError(t, err)
 			assertLanguage(t, g, c.valid, c.invalid)
+		})
+	}
+}
+
+// TestJSONSchemaPatternStates checks that Limits.PatternStates bounds the
+// string automata: past it a pattern-heavy constraint is unsupported, with
+// an error wrapping ErrUnsupported and ErrLimit that names the field (a
+// warning in Lenient mode), and the default compiles the same schema.
+func TestJSONSchemaPatternStates(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema, pointer string
+		// Lenient mode drops the constraint alone: valid is accepted,
+		// invalid (against the constraints that stay) rejected.
+		valid, invalid []string
+	}{
+		{
+			"pattern, length and not pattern", `{"type":"string","pattern":"^[a-f0-9]{8}-[a-f0-9]{4}$","minLength":13,"not":{"pattern":"^0000"}}`, "/pattern",
+			[]string{`"0123abcd-ef01"`}, []string{`1`},
+		},
+		{
+			"patternProperties", `{"type":"object","patternProperties":{"^[a-z]{2,12}$":{"type":"integer"},"^x[0-9]{3,9}$":{"type":"string"}},"additionalProperties":false}`, "/patternProperties",
+			[]string{`{}`}, []string{`[]`},
+		},
+		{
+			"multipleOf", `{"type":"number","minimum":0,"multipleOf":0.07}`, "/multipleOf",
+			[]string{`0.14`, `0.1`, `3`}, []string{`-0.14`, `"a"`},
+		},
+		{
+			"multipleOf, not an integer", `{"type":"number","not":{"type":"integer"},"minimum":0,"multipleOf":0.07}`, "/multipleOf",
+			[]string{`0.14`, `0.1`}, []string{`3`, `-0.14`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := jsonschema.Compile([]byte(tc.schema), jsonschema.Options{})
+			require.NoError(t, err, "the default Limits.PatternStates compiles it")
+
+			small := jsonschema.Options{Limits: grammar.Limits{PatternStates: 8}}
+			_, _, err = jsonschema.Compile([]byte(tc.schema), small)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, grammar.ErrUnsupported)
+			assert.ErrorIs(t, err, grammar.ErrLimit)
+			var e *grammar.Error
+			require.True(t, errors.As(err, &e), "%v", err)
+			assert.Contains(t, e.Msg, "Limits.PatternStates (8)")
+			assert.Contains(t, e.Pointer, tc.pointer)
+
+			small.Lenient = true
+			g, warnings, err := jsonschema.Compile([]byte(tc.schema), small)
+			require.NoError(t, err, "Lenient drops the constraint")
+			require.NotEmpty(t, warnings)
+			assert.Contains(t, warnings[0].Msg, "Limits.PatternStates (8)")
+			assertLanguage(t, g, tc.valid, tc.invalid)
 		})
 	}
 }

@@ -68,8 +68,10 @@ type Options struct {
 	// default from grammar.DefaultLimits. The front-end reads SchemaBytes,
 	// SchemaStringBytes, SchemaKeyBytes, SchemaNumberDigits, SchemaDepth,
 	// SchemaNodes, SchemaDocuments, Enum, Repeat, Alternatives, Rules,
-	// ExprNodes and RegexBytes. Crossing one is an error wrapping
-	// grammar.ErrLimit that names the field.
+	// ExprNodes, RegexBytes and PatternStates. Crossing one is an error
+	// wrapping grammar.ErrLimit that names the field; crossing
+	// PatternStates wraps grammar.ErrUnsupported too, and in Lenient mode
+	// drops the constraint with a warning.
 	Limits grammar.Limits
 }
 

@@ -26,10 +26,11 @@
 //   - compile.go turns normalized subschemas into rules: one rule per
 //     distinct normalized subschema, shared by every place that uses it.
 //     object.go, array.go, string.go and number.go compile the types;
-//     pattern.go translates ECMA-262 patterns; automaton.go holds small
-//     automata over code points for what one regex cannot say (pattern and
-//     length together, not pattern, keys that are not declared names,
-//     patternProperties regions) and turns them back into expressions.
+//     pattern.go translates ECMA-262 patterns; automaton.go builds fsm's
+//     automata over code points, within Limits.PatternStates, for what one
+//     regex cannot say (pattern and length together, not pattern, keys that
+//     are not declared names, patternProperties regions, multipleOf) and
+//     turns them back into expressions.
 //
 // Rules stay small because the pushdown compiler determinizes each rule body
 // on its own: strings and numbers are single rules with character classes
@@ -40,7 +41,10 @@
 // Errors are *grammar.Error values with Source "jsonschema" and the JSON
 // pointer of the offending keyword (or a grammar.ErrorList of them). They wrap
 // grammar.ErrUnsupported for what a grammar cannot enforce and
-// grammar.ErrLimit when a bound of Options.Limits is crossed.
+// grammar.ErrLimit when a bound of Options.Limits is crossed. A string or
+// number constraint whose automaton outgrows Limits.PatternStates wraps
+// both: in Lenient mode it is dropped with a warning, like any other
+// constraint that cannot be enforced.
 //
 // The package knows nothing of tokens or automata beyond the small ones it
 // builds for itself: it produces a Grammar, which package pda compiles.

@@ -326,8 +326,8 @@ func (c *compiler) disjointIn(x, y *schema, t types, depth int) (bool, error) {
 		if err != nil {
 			return false, nil
 		}
-		d, err := dx.intersect(dy)
-		return err == nil && d.isEmpty(), nil
+		d, err := c.intersect(dx, dy)
+		return err == nil && d.IsEmpty(), nil
 	case jtInt, jtFrac:
 		lo, loEx := x.lo, x.loEx
 		if y.lo != nil && (lo == nil || y.lo.Cmp(lo) > 0 || y.lo.Cmp(lo) == 0 && y.loEx) {

@@ -2,10 +2,12 @@ package jsonschema
 
 import (
 	"errors"
+	"fmt"
 	"math/big"
 	"regexp/syntax"
 	"strings"
 
+	"github.com/reinlm/rein/fsm"
 	"github.com/reinlm/rein/grammar"
 )
 
@@ -436,33 +438,41 @@ func (c *compiler) compileNumber(s *schema) (*grammar.Expr, error) {
 	if mult == nil && len(s.notMults) == 0 && !fracOnly {
 		return c.regexToExpr(re)
 	}
-	d, err := regexDFA(re)
+	d, err := c.regexDFA(re)
 	if err == nil && fracOnly {
-		var fd *runeDFA
-		if fd, err = regexDFA(reCat(reRepeat(reLit("-"), 0, 1), reDigits(1, -1), fractionNonZero())); err == nil {
-			d, err = d.intersect(fd)
+		var fd *fsm.RuneDFA
+		if fd, err = c.regexDFA(reCat(reRepeat(reLit("-"), 0, 1), reDigits(1, -1), fractionNonZero())); err == nil {
+			d, err = c.intersect(d, fd)
 		}
 	}
+	bounds := d // before multipleOf, for Lenient mode
 	if err == nil && mult != nil {
-		var md *runeDFA
-		if md, err = multipleDFA(mult); err == nil {
-			d, err = d.intersect(md)
+		var md *fsm.RuneDFA
+		if md, err = multipleDFA(mult, c.patternStates()); err == nil {
+			d, err = c.intersect(d, md)
 		}
 	}
 	for _, m := range s.notMults {
 		if err != nil {
 			break
 		}
-		var md *runeDFA
-		if md, err = multipleDFA(m); err == nil {
-			d, err = d.intersect(md.complement())
+		var md *fsm.RuneDFA
+		if md, err = multipleDFA(m, c.patternStates()); err == nil {
+			d, err = c.intersect(d, complement(md))
 		}
 	}
 	if err != nil {
-		if errors.Is(err, errAutomatonSize) {
-			return nil, c.unsupported(s.multPtr, "multipleOf", "multipleOf needs more than %d automaton states", maxDFAStates)
+		if !errors.Is(err, errAutomatonSize) {
+			return nil, err
 		}
-		return nil, err
+		if err := c.automatonTooLarge(s.multPtr, "multipleOf", "multipleOf", err); !errors.Is(err, errIgnore) {
+			return nil, err
+		}
+		// Lenient: multipleOf is dropped, the bounds stay.
+		if fracOnly && bounds != nil {
+			return c.dfaRules(bounds, "number")
+		}
+		return c.regexToExpr(re)
 	}
 	return c.dfaRules(d, "multiple")
 }
@@ -491,8 +501,9 @@ func (c *compiler) multiple(s *schema) (*big.Rat, error) {
 // multipleDFA accepts signed decimal digit strings (optional '-', digits,
 // optional '.' and digits) whose value is a multiple of m, a finite decimal
 // P / 10^t: at most t significant fraction digits, and the digits read as
-// an integer scaled by 10^t divisible by P.
-func multipleDFA(m *big.Rat) (*runeDFA, error) {
+// an integer scaled by 10^t divisible by P. More than maxStates states is an
+// error wrapping errPatternStates.
+func multipleDFA(m *big.Rat, maxStates int) (*fsm.RuneDFA, error) {
 	ip, frac, ok := splitDecimal(m)
 	if !ok {
 		return nil, errAutomatonSize
@@ -503,15 +514,19 @@ func multipleDFA(m *big.Rat) (*runeDFA, error) {
 		f, _ := new(big.Int).SetString(frac, 10)
 		P.Add(P, f)
 	}
-	if !P.IsInt64() || P.Int64()*int64(t+2) > maxDFAStates {
-		return nil, errAutomatonSize
+	if !P.IsInt64() || P.Int64()*int64(t+2) > int64(maxStates) {
+		return nil, errPatternStates
 	}
 	p := int(P.Int64())
 	// States: 0 start; 1 after '-'; then (phase, r): phase 0 integer digits,
 	// 1..t fraction digits read, t+1 zeros only (after t fraction digits).
-	id := func(phase, r int) int { return 2 + phase*p + r }
+	id := func(phase, r int) int32 { return int32(2 + phase*p + r) }
 	n := 2 + (t+2)*p
-	d := &runeDFA{edges: make([][]runeEdge, n), accept: make([]bool, n)}
+	edges := make([][]fsm.RuneEdge, n)
+	accept := make([]bool, n)
+	edge := func(from int32, r rune, to int32) {
+		edges[from] = append(edges[from], fsm.RuneEdge{Lo: r, Hi: r, To: to})
+	}
 	pow10 := func(k int) int {
 		x := 1
 		for range k {
@@ -519,62 +534,50 @@ func multipleDFA(m *big.Rat) (*runeDFA, error) {
 		}
 		return x
 	}
-	digit := func(from int, r int, phase int) {
+	digits := func(from int32, r int, phase int) {
 		for dg := 0; dg <= 9; dg++ {
-			d.edges[from] = append(d.edges[from], runeEdge{rune('0' + dg), rune('0' + dg), id(phase, (r*10+dg)%p)})
+			edge(from, rune('0'+dg), id(phase, (r*10+dg)%p))
 		}
 	}
-	for _, s := range []int{0, 1} {
-		digit(s, 0, 0)
-	}
-	d.edges[0] = append([]runeEdge{{'-', '-', 1}}, d.edges[0]...)
+	edge(0, '-', 1)
+	digits(0, 0, 0)
+	digits(1, 0, 0)
 	for phase := 0; phase <= t+1; phase++ {
 		for r := 0; r < p; r++ {
 			s := id(phase, r)
 			switch {
 			case phase == 0:
-				d.accept[s] = r*pow10(t)%p == 0
+				accept[s] = r*pow10(t)%p == 0
 				if t > 0 {
-					d.edges[s] = append(d.edges[s], runeEdge{'.', '.', id(1, r)})
+					edge(s, '.', id(1, r))
 					// "1." must be followed by a digit; the DFA for the
 					// number syntax checks that, this one only values.
 				} else {
-					d.edges[s] = append(d.edges[s], runeEdge{'.', '.', id(t+1, r)})
+					edge(s, '.', id(t+1, r))
 				}
-				digit(s, r, 0)
+				digits(s, r, 0)
 			case phase <= t:
 				// phase-1 fraction digits have been read after the '.'.
 				read := phase - 1
-				d.accept[s] = read > 0 && r*pow10(t-read)%p == 0
+				accept[s] = read > 0 && r*pow10(t-read)%p == 0
 				if read < t {
 					nextPhase := phase + 1
 					if read+1 == t {
 						nextPhase = t + 1
 					}
-					for dg := 0; dg <= 9; dg++ {
-						d.edges[s] = append(d.edges[s], runeEdge{rune('0' + dg), rune('0' + dg), id(nextPhase, (r*10+dg)%p)})
-					}
+					digits(s, r, nextPhase)
 				}
 			default:
-				d.accept[s] = r == 0
-				d.edges[s] = append(d.edges[s], runeEdge{'0', '0', s})
+				accept[s] = r == 0
+				edge(s, '0', s)
 			}
 		}
 	}
-	for i := range d.edges {
-		d.edges[i] = sortEdges(d.edges[i])
+	d, err := fsm.NewRuneDFA(accept, edges)
+	if err != nil {
+		return nil, fmt.Errorf("multipleOf automaton: %w", err)
 	}
-	return d.minimize(), nil
-}
-
-func sortEdges(es []runeEdge) []runeEdge {
-	out := append([]runeEdge(nil), es...)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].lo < out[j-1].lo; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
+	return d.Minimize(), nil
 }
 
 // inlineDFAExpr is the largest expression dfaRules writes in place of one
@@ -584,8 +587,8 @@ const inlineDFAExpr = 200
 // dfaRules emits an automaton as one rule per state (a right-linear
 // grammar): the fallback for automata that have no small regex, such as
 // remainders. It returns the expression calling the start state.
-func (c *compiler) dfaRules(d *runeDFA, name string) (*grammar.Expr, error) {
-	if d.isEmpty() {
+func (c *compiler) dfaRules(d *fsm.RuneDFA, name string) (*grammar.Expr, error) {
+	if d.IsEmpty() {
 		return nil, nil
 	}
 	before := c.exprSize
@@ -598,26 +601,28 @@ func (c *compiler) dfaRules(d *runeDFA, name string) (*grammar.Expr, error) {
 	}
 	c.exprSize = before
 	base := len(c.rules)
-	for range d.edges {
+	for range d.NumStates() {
 		if _, err := c.newRule(name, grammar.Eps()); err != nil {
 			return nil, err
 		}
 	}
-	for s, es := range d.edges {
-		byTarget := map[int][]grammar.RuneRange{}
-		var targets []int
+	var es []fsm.RuneEdge
+	for s := range d.NumStates() {
+		es = d.AppendEdges(es[:0], int32(s))
+		byTarget := map[int32][]grammar.RuneRange{}
+		var targets []int32
 		for _, e := range es {
-			if _, ok := byTarget[e.to]; !ok {
-				targets = append(targets, e.to)
+			if _, ok := byTarget[e.To]; !ok {
+				targets = append(targets, e.To)
 			}
-			byTarget[e.to] = append(byTarget[e.to], grammar.RuneRange{Lo: e.lo, Hi: e.hi})
+			byTarget[e.To] = append(byTarget[e.To], grammar.RuneRange{Lo: e.Lo, Hi: e.Hi})
 		}
 		var alts []*grammar.Expr
-		if d.accept[s] {
+		if d.Final[s] {
 			alts = append(alts, grammar.Eps())
 		}
 		for _, t := range targets {
-			alts = append(alts, c.cat(c.charSet(grammar.NormalizeRanges(byTarget[t])), grammar.Call(base+t)))
+			alts = append(alts, c.cat(c.charSet(grammar.NormalizeRanges(byTarget[t])), grammar.Call(base+int(t))))
 		}
 		if err := c.count(len(alts) + 1); err != nil {
 			return nil, err
@@ -628,5 +633,5 @@ func (c *compiler) dfaRules(d *runeDFA, name string) (*grammar.Expr, error) {
 		}
 		c.rules[base+s].Body = grammar.Or(alts...)
 	}
-	return grammar.Call(base), nil
+	return grammar.Call(base + int(d.Start)), nil
 }

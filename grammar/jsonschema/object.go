@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/reinlm/rein/fsm"
 	"github.com/reinlm/rein/grammar"
 )
 
@@ -98,7 +99,7 @@ func (c *compiler) compileObject(s *schema) (*grammar.Expr, error) {
 // objectExtras returns the regions of undeclared keys and their values.
 func (c *compiler) objectExtras(s *schema, declared []string) ([]extra, error) {
 	// Keys also restricted by propertyNames.
-	var pn *runeDFA
+	var pn *fsm.RuneDFA
 	if !s.propNames.isTrue() {
 		d, ok, err := c.propertyNamesDFA(s)
 		if err != nil {
@@ -135,23 +136,26 @@ func (c *compiler) objectExtras(s *schema, declared []string) ([]extra, error) {
 		return nil, c.unsupportedE(s.ptr, "patternProperties", "more than 8 patterns on one object cannot be combined")
 	}
 	// Regions by the subset of patterns that match the key.
-	var dfas []*runeDFA
+	var dfas []*fsm.RuneDFA
 	for _, pp := range pats {
 		jp, err := c.pattern(pp.pat, "patternProperties")
 		if err != nil {
 			return nil, err
 		}
-		d, err := searchDFA(jp.re)
+		d, err := c.searchDFA(jp.re)
+		if errors.Is(err, errAutomatonSize) {
+			return nil, c.automatonTooLarge(pp.pat.ptr, "patternProperties", fmt.Sprintf("pattern %q", pp.pat.val), err)
+		}
 		if err != nil {
 			return nil, c.unsupportedE(pp.pat.ptr, "patternProperties", "pattern %q: %v", pp.pat.val, err)
 		}
 		dfas = append(dfas, d)
 	}
-	base := literalsDFA(declared).complement()
+	base := complement(literalsDFA(declared))
 	if pn != nil {
 		var err error
-		if base, err = base.intersect(pn); err != nil {
-			return nil, c.unsupportedE(s.ptr, "propertyNames", "%v", err)
+		if base, err = c.intersect(base, pn); err != nil {
+			return nil, c.automatonTooLarge(s.ptr, "propertyNames", "the key constraints", err)
 		}
 	}
 	var out []extra
@@ -160,16 +164,16 @@ func (c *compiler) objectExtras(s *schema, declared []string) ([]extra, error) {
 		var err error
 		for i, d := range dfas {
 			if mask&(1<<i) == 0 {
-				d = d.complement()
+				d = complement(d)
 			}
-			if region, err = region.intersect(d); err != nil {
-				return nil, c.unsupportedE(s.ptr, "patternProperties", "%v", err)
+			if region, err = c.intersect(region, d); err != nil {
+				return nil, c.automatonTooLarge(s.ptr, "patternProperties", "the key regions", err)
 			}
-			if region.isEmpty() {
+			if region.IsEmpty() {
 				break
 			}
 		}
-		if region.isEmpty() {
+		if region.IsEmpty() {
 			continue
 		}
 		// The value schema: for every group, the schemas of its matching
@@ -199,10 +203,10 @@ func (c *compiler) objectExtras(s *schema, declared []string) ([]extra, error) {
 		if v == nil {
 			continue
 		}
-		key, err := c.keyRule(region.String(), func() (*grammar.Expr, error) { return c.dfaExpr(region) })
+		key, err := c.keyRule(dfaKey(region), func() (*grammar.Expr, error) { return c.dfaExpr(region) })
 		if err != nil {
 			if errors.Is(err, errAutomatonSize) {
-				return nil, c.unsupportedE(s.ptr, "patternProperties", "the key pattern needs too large an expression")
+				return nil, c.automatonTooLarge(s.ptr, "patternProperties", "the key pattern", err)
 			}
 			return nil, err
 		}
@@ -231,12 +235,12 @@ func (c *compiler) keyRule(id string, body func() (*grammar.Expr, error)) (*gram
 
 // propertyNamesDFA returns the automaton of the key strings propertyNames
 // allows (ok false: it constrains nothing).
-func (c *compiler) propertyNamesDFA(s *schema) (*runeDFA, bool, error) {
+func (c *compiler) propertyNamesDFA(s *schema) (*fsm.RuneDFA, bool, error) {
 	bs, err := c.conjDNF(s.propNames, s.ptr)
 	if err != nil {
 		return nil, false, err
 	}
-	var union *runeDFA // as the complement of the union, built by intersection
+	var union *fsm.RuneDFA // as the complement of the union, built by intersection
 	for _, b := range bs {
 		if b.types&jtString == 0 {
 			continue
@@ -244,21 +248,21 @@ func (c *compiler) propertyNamesDFA(s *schema) (*runeDFA, bool, error) {
 		d, err := c.stringDFA(b)
 		if err != nil {
 			if errors.Is(err, errAutomatonSize) {
-				return nil, false, c.unsupportedE(s.ptr, "propertyNames", "the key constraints need too large an automaton")
+				return nil, false, c.automatonTooLarge(s.ptr, "propertyNames", "the key constraints", err)
 			}
 			return nil, false, err
 		}
-		nd := d.complement()
+		nd := complement(d)
 		if union == nil {
 			union = nd
-		} else if union, err = union.intersect(nd); err != nil {
-			return nil, false, c.unsupportedE(s.ptr, "propertyNames", "%v", err)
+		} else if union, err = c.intersect(union, nd); err != nil {
+			return nil, false, c.automatonTooLarge(s.ptr, "propertyNames", "the key constraints", err)
 		}
 	}
 	if union == nil {
 		return literalsDFA(nil), true, nil
 	}
-	return union.complement(), true, nil
+	return complement(union), true, nil
 }
 
 // keyExcluding matches the contents of any key except the given names: a

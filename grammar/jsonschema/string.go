@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reinlm/rein/fsm"
 	"github.com/reinlm/rein/grammar"
 )
 
@@ -379,7 +380,7 @@ func (c *compiler) compileString(s *schema) (*grammar.Expr, error) {
 			ptr, kw = parts[0].loc.ptr, parts[0].kw
 		}
 		if errors.Is(err, errAutomatonSize) {
-			err = c.unsupportedE(ptr, kw, "the combination of the string constraints needs more than %d automaton states", maxDFAStates)
+			err = c.automatonTooLarge(ptr, kw, "the combination of the string constraints", err)
 		} else {
 			err = c.unsupportedE(ptr, kw, "%v", err)
 		}
@@ -424,7 +425,7 @@ func (c *compiler) cappedString(p stringPart, minLen, maxLen int) (*grammar.Expr
 		capped = reAlt(keep...)
 	}
 	// The bounded repetitions must still make a small automaton.
-	d, err := regexDFA(capped)
+	d, err := c.regexDFA(capped)
 	if err != nil {
 		return nil, false
 	}
@@ -433,9 +434,9 @@ func (c *compiler) cappedString(p stringPart, minLen, maxLen int) (*grammar.Expr
 		body, err = c.regexToExpr(capped)
 	} else {
 		// Short strings remain: cut them off with the automaton.
-		var ld *runeDFA
-		if ld, err = lengthDFA(minLen, -1); err == nil {
-			if d, err = d.intersect(ld); err == nil {
+		var ld *fsm.RuneDFA
+		if ld, err = c.lengthDFA(minLen, -1); err == nil {
+			if d, err = c.intersect(d, ld); err == nil {
 				body, err = c.dfaExpr(d)
 			}
 		}
