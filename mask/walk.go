@@ -282,14 +282,15 @@ func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool
 	a.path = append(a.path[:0], 0)
 	a.prunedAny = false
 	first := (*byteset.Set)(a.p.FirstBytes(n))
-	ids := v.IDs()
+	tr := v.Trie // one load, not one per use: the loop calls out between uses
+	ids := tr.IDs()
 	// The row costs a store per token put in it. Where the node's first
 	// bytes cover most of the vocabulary, start from every token and take
 	// out the refused ones instead.
 	live := 0
 	for b := range 256 {
 		if first.Has(byte(b)) {
-			live += v.FirstByteCount(byte(b))
+			live += tr.FirstByteCount(byte(b))
 		}
 	}
 	invert := 2*live > len(ids)
@@ -327,17 +328,17 @@ func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool
 	failAt := -1 // the previous token died adding its byte failAt
 outer:
 	for i := 0; i < len(ids); i++ {
-		tok := v.Token(i)
+		tok := tr.Token(i)
 		if !first.Has(tok[0]) {
 			// No token with this first byte: skip its subtree.
-			end := v.End(v.Node(i, 1))
+			end := tr.End(tr.Node(i, 1))
 			refuse(i, end)
 			i = end - 1
 			failAt = -1
 			a.path = a.path[:1]
 			continue
 		}
-		l := v.LCP(i)
+		l := tr.LCP(i)
 		if failAt >= 0 && l > failAt {
 			// Dies where the previous token died; it may still leave the
 			// rule before that.
@@ -365,9 +366,9 @@ outer:
 			if k+1 > l && a.loops[t].candidate {
 				// The subtree of this token's first k+1 bytes starts here;
 				// when all of it stays in this loop, it is all accepted.
-				node := v.Node(i, k+1)
-				if r := v.Rest(node); a.loopsOver(t, &r) {
-					end := v.End(node)
+				node := tr.Node(i, k+1)
+				if r := tr.Rest(node); a.loopsOver(t, &r) {
+					end := tr.End(node)
 					accept(i, end)
 					a.prunedAny = true
 					i = end - 1
