@@ -49,16 +49,20 @@ type trieCell struct {
 // and is not special (stop tokens that are not special are in it). It is
 // built on the first call, for v and every copy of v that With* made.
 func (v *Vocab) Trie() *toktrie.Trie {
-	c := v.trie
-	c.once.Do(func() {
-		c.trie = toktrie.New(v.Size(), func(id int) []byte {
-			if v.IsSpecial(id) {
-				return nil
-			}
-			return v.Bytes(id)
-		})
+	if v.trie == nil {
+		return v.buildTrie() // a zero Vocab, made without a loader
+	}
+	v.trie.once.Do(func() { v.trie.trie = v.buildTrie() })
+	return v.trie.trie
+}
+
+func (v *Vocab) buildTrie() *toktrie.Trie {
+	return toktrie.New(v.Size(), func(id int) []byte {
+		if v.IsSpecial(id) {
+			return nil
+		}
+		return v.Bytes(id)
 	})
-	return c.trie
 }
 
 // encoderCell builds a vocabulary's Encoder once, on first use.

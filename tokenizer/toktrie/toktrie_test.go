@@ -209,3 +209,17 @@ func BenchmarkNew(b *testing.B) {
 		})
 	}
 }
+
+// TestEmpty: a trie without tokens, such as a zero Vocab's, answers every
+// question with nothing.
+func TestEmpty(t *testing.T) {
+	for _, tr := range []*toktrie.Trie{new(tokenizer.Vocab).Trie(), toktrie.New(3, func(int) []byte { return nil })} {
+		assert.Zero(t, tr.Len())
+		assert.Zero(t, tr.MaxLen())
+		lo, hi := tr.Prefix([]byte("a"))
+		assert.Equal(t, lo, hi)
+		all := [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+		assert.False(t, tr.Extends(nil, &all))
+		assert.False(t, tr.Extends([]byte("ab"), &all))
+	}
+}
