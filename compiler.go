@@ -182,9 +182,9 @@ const DefaultCacheBytes = 256 << 20
 // automaton and the part of the lazy token index it holds alone), and, once,
 // the node classifications the vocabulary's grammars share
 // (mask.SharedIndexBytes), which NewCompiler bounds to half the budget with
-// mask.SetSharedIndexBudget (the budget is the vocabulary's: the last
-// Compiler made with a cache sets it, and each Compiler counts at most half
-// its own budget for it). The index grows while
+// mask.SetSharedIndexBudget (the budget is the vocabulary's, shared with
+// its WithLogitWidth copies: the last Compiler made with a cache sets it,
+// and each Compiler counts at most half its own budget for it). The index grows while
 // matchers use a grammar, so sizes are measured again whenever an entry is
 // looked up (that entry) or added (every entry); between those moments the
 // cache may hold more than its budget. A grammar larger than the whole

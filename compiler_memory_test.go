@@ -12,6 +12,7 @@ import (
 	"github.com/reinlm/rein"
 	"github.com/reinlm/rein/internal/race"
 	"github.com/reinlm/rein/mask"
+	"github.com/reinlm/rein/tokenizer"
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
 
@@ -34,9 +35,11 @@ func TestCompilerMemoryBounded(t *testing.T) {
 	if race.Enabled || testing.Short() {
 		n = 500
 	}
-	base, err := gpt2.Vocab()
+	// A vocabulary of its own, loaded anew: nothing shared yet. (Copies
+	// WithLogitWidth makes share their original's classifications.)
+	encJSON, vocabBPE, err := gpt2.Files()
 	require.NoError(t, err)
-	voc, err := base.WithLogitWidth(base.Size() + 7) // a vocabulary of its own: nothing shared yet
+	voc, err := tokenizer.LoadGPT2Bytes("gpt2", encJSON, vocabBPE)
 	require.NoError(t, err)
 	c, err := rein.NewCompiler(voc, rein.CompilerOptions{CacheBytes: budget, Workers: 1})
 	require.NoError(t, err)

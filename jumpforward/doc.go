@@ -36,15 +36,15 @@
 // next: `":` becomes `":"` when a string follows, `":{"` when an object
 // does. Next keeps only the tokens that end by the first position from which
 // some token of the vocabulary spells the rest of the text and goes on with
-// a byte the grammar allows next (a sorted index of the vocabulary, built
-// once per Vocab, answers that in a few look-ups); the bytes after that
-// position are left to the model, which writes them within a canonical
-// token. When only the end of the grammar may follow, every token is kept.
-// Bytes of a character the forced string leaves unfinished are left to the
-// model too. The test is conservative where the pre-tokenizer would keep a
-// token from forming; what it does not see is a merge several bytes into the
-// model's text that re-splits a word before that position, which BPE allows
-// in principle and which never happens on MaskBench.
+// a byte the grammar allows next (the vocabulary's token trie, which the
+// Vocab and its copies share, answers that in a few look-ups); the bytes
+// after that position are left to the model, which writes them within a
+// canonical token. When only the end of the grammar may follow, every token
+// is kept. Bytes of a character the forced string leaves unfinished are left
+// to the model too. The test is conservative where the pre-tokenizer would
+// keep a token from forming; what it does not see is a merge several bytes
+// into the model's text that re-splits a word before that position, which
+// BPE allows in principle and which never happens on MaskBench.
 //
 // On the valid instances of MaskBench (10,469 documents), decoded by a model
 // that wants exactly each document, jump-forward delivers 14.3% of the

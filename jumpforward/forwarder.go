@@ -7,6 +7,7 @@ import (
 	"github.com/reinlm/rein/internal/maskstate"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer"
+	"github.com/reinlm/rein/tokenizer/toktrie"
 )
 
 // Options tune a Forwarder. The zero value is the default.
@@ -30,7 +31,7 @@ const (
 type Forwarder struct {
 	voc  *tokenizer.Vocab
 	enc  *tokenizer.Encoder
-	ix   *prefixIndex
+	trie *toktrie.Trie
 	opts Options
 
 	forced []byte      // the forced bytes of the last call
@@ -59,7 +60,7 @@ func New(c *mask.Compiled, opts Options) (*Forwarder, error) {
 	if o.MaxWindow <= 0 {
 		o.MaxWindow = defaultMaxWindow
 	}
-	return &Forwarder{voc: c.Vocab(), enc: enc, ix: indexFor(c.Vocab()), opts: o}, nil
+	return &Forwarder{voc: c.Vocab(), enc: enc, trie: c.Vocab().Trie(), opts: o}, nil
 }
 
 // Result is one jump-forward step: the engine drops the last Rollback tokens

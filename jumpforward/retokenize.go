@@ -25,7 +25,7 @@ func (f *Forwarder) retokenize(history []int, forced []byte, next *byteset.Set) 
 	if n := completeUTF8(forced); n < len(forced) {
 		b := forced[n]
 		f.one = byteset.Set{}
-		f.one[b>>6] |= 1 << (b & 63)
+		f.one.Add(b)
 		forced, next = forced[:n], &f.one
 	}
 	if len(forced) == 0 {
@@ -93,8 +93,8 @@ func (f *Forwarder) safeEnd(next *byteset.Set) int {
 		return len(x)
 	}
 	safe := len(x)
-	for j := len(x) - 1; j >= 0 && len(x)-j < f.ix.maxLen; j-- {
-		if f.ix.extends(x[j:], next) {
+	for j := len(x) - 1; j >= 0 && len(x)-j < f.trie.MaxLen(); j-- {
+		if f.trie.Extends(x[j:], (*[4]uint64)(next)) {
 			safe = j
 		}
 	}

@@ -20,7 +20,7 @@ import (
 // the vocabulary and is unique to its object); "string" the inside of a
 // JSON string; "email" the start of an email address (format: email).
 func BenchmarkClassify(b *testing.B) {
-	voc := buildVocabIndex(vocabtest.Load(b, "llama3"))
+	voc := indexVocab(vocabtest.Load(b, "llama3"))
 	stride := WordsPerRow(voc.size)
 	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},"email":{"type":"string","format":"email"}}}`), jsonschema.Options{})
 	if err != nil {

@@ -78,7 +78,7 @@ func CheckVocab(vocab *tokenizer.Vocab) error {
 	if vocab == nil || vocab.Size() == 0 {
 		return fmt.Errorf("%w: nil or empty", ErrVocab)
 	}
-	if len(indexVocab(vocab).ids) == 0 {
+	if !indexVocab(vocab).usable() {
 		return fmt.Errorf("%w: every token of %s is special, a stop token or empty", ErrVocab, vocab.Name())
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/internal/pda"
 )
 
@@ -116,9 +117,9 @@ func radixExits(exits []exitEntry, keys []uint64, tmpE []exitEntry, tmpK []uint6
 		count[b] += count[b-1]
 	}
 	start := count
-	var used [4]uint64 // the bytes some key has here
+	var used byteset.Set // the bytes some key has here
 	for i, k := range keys {
-		used[(k>>shift)&0xff>>6] |= 1 << ((k >> shift) & 63)
+		used.Add(byte(k >> shift))
 		j := count[(k>>shift)&0xff]
 		count[(k>>shift)&0xff]++
 		tmpE[j], tmpK[j] = exits[i], k
@@ -163,21 +164,22 @@ func classifyStack(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride
 	var exits []exitEntry
 	failAt := -1 // the previous token died adding its byte failAt
 	first := p.FirstBytes(n)
-	addExits := func(i int32, tok []byte, reached int) {
+	ids := v.IDs()
+	addExits := func(i int, tok []byte, reached int) {
 		for d := 1; d <= reached && d < len(tok); d++ {
 			if st.CanEndAt(d) {
-				exits = append(exits, exitEntry{id: v.ids[i], pos: i, at: int32(d)})
+				exits = append(exits, exitEntry{id: ids[i], pos: int32(i), at: int32(d)})
 			}
 		}
 	}
-	for i := int32(0); i < int32(len(v.ids)); i++ {
-		tok := v.tok(i)
-		if first[tok[0]>>6]&(1<<(tok[0]&63)) == 0 {
+	for i := range ids {
+		tok := v.Token(i)
+		if !first.Has(tok[0]) {
 			failAt = -1
 			st.Rollback(0)
 			continue
 		}
-		l := int(v.lcp[i])
+		l := v.LCP(i)
 		if failAt >= 0 && l > failAt {
 			addExits(i, tok, failAt)
 			continue
@@ -191,7 +193,7 @@ func classifyStack(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride
 			}
 		}
 		if failAt < 0 {
-			id := v.ids[i]
+			id := ids[i]
 			acc[id>>5] |= 1 << (uint32(id) & 31)
 			count++
 			continue
@@ -206,8 +208,19 @@ func classifyStack(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride
 }
 
 // newNodeIndex builds a node's index from its accepted tokens, a row of
-// count bits, and its exits.
+// count bits, and its exits. It takes out the stop tokens of the trie,
+// which acc and exits may hold (their bytes were walked like any token's):
+// a stop token is allowed where the grammar can end, whatever its bytes.
 func newNodeIndex(v *vocabIndex, acc []uint32, count int, exits []exitEntry, stride int) *nodeIndex {
+	if len(v.trieStops) > 0 {
+		for _, id := range v.trieStops {
+			if acc[id>>5]&(1<<(uint32(id)&31)) != 0 {
+				acc[id>>5] &^= 1 << (uint32(id) & 31)
+				count--
+			}
+		}
+		exits = slices.DeleteFunc(exits, func(e exitEntry) bool { return v.isStop(e.id) })
+	}
 	x := &nodeIndex{nAccepted: count}
 	if count > stride {
 		// Denser than one id per word: a row of bits is smaller and faster.
@@ -220,7 +233,7 @@ func newNodeIndex(v *vocabIndex, acc []uint32, count int, exits []exitEntry, str
 			}
 		}
 	}
-	suffixOf := func(e exitEntry) []byte { return v.tok(e.pos)[e.at:] }
+	suffixOf := func(e exitEntry) []byte { return v.Token(int(e.pos))[e.at:] }
 	sortExits(exits, suffixOf)
 	var prev []byte
 	for k, e := range exits {
@@ -246,4 +259,14 @@ func newNodeIndex(v *vocabIndex, acc []uint32, count int, exits []exitEntry, str
 		}
 	}
 	return x
+}
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }

@@ -23,6 +23,9 @@ const DefaultSharedIndexBudget = 256 << 20
 // (and count in its MemoryBytes); ResetSharedIndex starts over. 0 turns
 // sharing off for vocab. A rein.Compiler sets it to half its own cache
 // budget, so that its budget covers both. A nil vocab is ignored.
+//
+// The classifications, and so the budget, belong to vocab's tokens and stop
+// tokens, not to the *Vocab: the copies WithLogitWidth makes share them.
 func SetSharedIndexBudget(vocab *tokenizer.Vocab, bytes int) {
 	if vocab == nil {
 		return
@@ -36,29 +39,30 @@ func SetSharedIndexBudget(vocab *tokenizer.Vocab, bytes int) {
 // longer counted anywhere. Benchmarks call it so that a figure called cold is
 // cold.
 func ResetSharedIndex(vocab *tokenizer.Vocab) {
-	if v := lookupVocab(vocab); v != nil {
-		c := &v.shared
-		c.mu.Lock()
-		c.m, c.bytes = nil, 0
-		c.mu.Unlock()
+	if vocab == nil {
+		return
 	}
+	c := indexVocab(vocab).shared
+	c.mu.Lock()
+	c.m, c.bytes = nil, 0
+	c.mu.Unlock()
 }
 
 // SharedIndexBytes returns the memory, in bytes, that the node
 // classifications shared between the grammars of vocab take now. It is
 // counted here once, never in a grammar's MemoryBytes.
 func SharedIndexBytes(vocab *tokenizer.Vocab) int {
-	v := lookupVocab(vocab)
-	if v == nil {
+	if vocab == nil {
 		return 0
 	}
-	v.shared.mu.Lock()
-	defer v.shared.mu.Unlock()
-	return v.shared.bytes
+	c := indexVocab(vocab).shared
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
 }
 
 // indexCache shares node classifications between the compiled grammars of
-// one vocabulary, keyed by the node's shape (pda.Program.Shape). A schema
+// one vocabulary (of every copy with the same trie and stop tokens), keyed by the node's shape (pda.Program.Shape). A schema
 // seen for the first time then classifies only what is new in it, typically
 // its enums and patterns, not its string and number rules again.
 //

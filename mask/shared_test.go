@@ -51,7 +51,7 @@ func TestSharedClassification(t *testing.T) {
 			if name == "mistral" {
 				maps.Copy(grammars, bounded)
 			}
-			voc := buildVocabIndex(vocabtest.Load(t, name))
+			voc := indexVocab(vocabtest.Load(t, name))
 			stride := WordsPerRow(voc.size)
 			byShape := map[string]*nodeIndex{}
 			var pruned, shared int

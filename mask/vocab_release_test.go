@@ -11,21 +11,33 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/tokenizer"
 	"github.com/reinlm/rein/tokenizer/gpt2"
 )
 
-func countVocabIndexes() int { return vocabIndexes.Len() }
+func countTrieIndexes() int { return trieIndexes.Len() }
 
-// TestVocabIndexReleased: a vocabulary's index and shared classifications
-// are dropped once nothing holds the vocabulary. Ten WithLogitWidth copies
-// of GPT-2, each with a grammar and a mask, used to stay in memory for good.
-func TestVocabIndexReleased(t *testing.T) {
-	base, err := gpt2.Vocab()
+// freshGPT2 loads GPT-2 anew: a vocabulary, and so a trie, of its own,
+// which nothing else in the process holds.
+func freshGPT2(t *testing.T) *tokenizer.Vocab {
+	enc, bpe, err := gpt2.Files()
 	require.NoError(t, err)
+	v, err := tokenizer.LoadGPT2Bytes("gpt2", enc, bpe)
+	require.NoError(t, err)
+	return v
+}
+
+// TestVocabIndexReleased: the copies WithLogitWidth makes of a vocabulary
+// share one token index, and the index and its shared classifications are
+// dropped once nothing holds the vocabulary or its copies. Ten
+// WithLogitWidth copies of GPT-2, each with a grammar and a mask, used to
+// keep ten indexes.
+func TestVocabIndexReleased(t *testing.T) {
 	g, err := grammar.Choice([]string{"yes", "no"})
 	require.NoError(t, err)
-	before := countVocabIndexes()
+	before := countTrieIndexes()
 	func() {
+		base := freshGPT2(t)
 		bm := NewBitmask(1, base.Size())
 		var held []*Compiled
 		for i := 0; i < 10; i++ {
@@ -36,25 +48,75 @@ func TestVocabIndexReleased(t *testing.T) {
 			require.NoError(t, c.NewMatcher().FillBitmask(bm, 0))
 			held = append(held, c)
 		}
+		for _, c := range held[1:] {
+			require.Same(t, held[0].voc.Trie, c.voc.Trie, "copies share the trie")
+			require.Same(t, held[0].voc.shared, c.voc.shared, "copies share the classifications")
+		}
+		assert.Positive(t, SharedIndexBytes(held[9].Vocab()))
 		runtime.GC()
-		assert.Equal(t, before+10, countVocabIndexes(), "held grammars keep their vocabularies' indexes")
+		assert.Equal(t, before+1, countTrieIndexes(), "one index for the vocabulary and its copies")
 		runtime.KeepAlive(held)
 	}()
-	for i := 0; i < 100 && countVocabIndexes() > before; i++ {
+	for i := 0; i < 100 && countTrieIndexes() > before; i++ {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond) // cleanups run on their own goroutine
 	}
-	assert.Equal(t, before, countVocabIndexes(), "indexes of unreachable vocabularies are dropped")
+	assert.Equal(t, before, countTrieIndexes(), "indexes of unreachable vocabularies are dropped")
+}
+
+// TestOrdinaryStopToken: a copy of a vocabulary whose stop token is an
+// ordinary token shares the trie, but not the classifications, in which the
+// stop token is left out: it is allowed exactly where the grammar can end.
+func TestOrdinaryStopToken(t *testing.T) {
+	base := freshGPT2(t)
+	b, ok := base.TokenID("b")
+	require.True(t, ok)
+	a, ok := base.TokenID("a")
+	require.True(t, ok)
+	stop, err := base.WithStopTokens([]int{b})
+	require.NoError(t, err)
+	g, err := grammar.FromRegex(`a[ab]*`, grammar.Limits{})
+	require.NoError(t, err)
+	bm := NewBitmask(1, base.Size())
+	for _, v := range []*tokenizer.Vocab{base, stop} {
+		c, err := Compile(g, v, Options{})
+		require.NoError(t, err)
+		m := c.NewMatcher()
+		require.NoError(t, m.FillBitmask(bm, 0))
+		assert.True(t, bm.Allowed(0, a))
+		assert.False(t, bm.Allowed(0, b), "b is refused before an a")
+		require.True(t, m.AcceptToken(a))
+		require.NoError(t, m.FillBitmask(bm, 0))
+		assert.True(t, bm.Allowed(0, b), "b is allowed after an a, as a token or to stop")
+		require.True(t, m.AcceptToken(b))
+		require.NoError(t, m.FillBitmask(bm, 0))
+		assert.Equal(t, v == stop, m.IsTerminated(), "b stops generation in %s", v)
+	}
+	cb, err := Compile(g, base, Options{})
+	require.NoError(t, err)
+	cs, err := Compile(g, stop, Options{})
+	require.NoError(t, err)
+	assert.Same(t, cb.voc.Trie, cs.voc.Trie, "same tokens, one trie")
+	assert.NotSame(t, cb.voc.shared, cs.voc.shared, "other stop tokens, other classifications")
+	// A grammar where the stop token's bytes continue inside the rule: the
+	// copy must not allow it there, though the base's classification does.
+	g2, err := grammar.FromRegex(`a(bb)+`, grammar.Limits{})
+	require.NoError(t, err)
+	for _, v := range []*tokenizer.Vocab{base, stop} {
+		c, err := Compile(g2, v, Options{})
+		require.NoError(t, err)
+		m := c.NewMatcher()
+		require.True(t, m.AcceptToken(a))
+		require.NoError(t, m.FillBitmask(bm, 0))
+		assert.Equal(t, v == base, bm.Allowed(0, b), "%s", v)
+	}
 }
 
 // TestSharedClassificationsChargedOnce: a second grammar that meets the same
 // nodes reuses the shared classifications; the vocabulary's shared bytes do
 // not grow and the grammar is not charged for them.
 func TestSharedClassificationsChargedOnce(t *testing.T) {
-	base, err := gpt2.Vocab()
-	require.NoError(t, err)
-	v, err := base.WithLogitWidth(base.Size() + 1) // a vocabulary of its own
-	require.NoError(t, err)
+	v := freshGPT2(t) // a vocabulary of its own
 	schema := []byte(`{"type":"object","properties":{"name":{"type":"string"},"n":{"type":"integer"}},"required":["name","n"]}`)
 	run := func() *Compiled {
 		g, _, err := jsonschema.Compile(schema, jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/tokenizer/toktrie"
 )
 
 // Classifying a node walks the token trie from the node's configuration.
@@ -62,11 +64,11 @@ var unknownRow = func() (r [256]int32) {
 // as pruning asks, once the walk has seen the state loop on some byte or
 // enter it loopVisits times.
 type loopInfo struct {
-	visits    int32     // times the walk entered the state
-	candidate bool      // the state looped on some byte, or was entered often
-	tested    [2]uint64 // the ASCII bytes tried
-	ascii     [2]uint64 // the ASCII bytes that loop
-	utf8      int8      // 0 untested, 1 every multi-byte UTF-8 character loops (through live states), -1 not
+	visits    int32         // times the walk entered the state
+	candidate bool          // the state looped on some byte, or was entered often
+	tested    byteset.ASCII // the ASCII bytes tried
+	ascii     byteset.ASCII // the ASCII bytes that loop
+	utf8      int8          // 0 untested, 1 every multi-byte UTF-8 character loops (through live states), -1 not
 }
 
 const loopVisits = 64
@@ -195,29 +197,30 @@ var utf8Seqs = [][][2]byte{
 	{{0xF4, 0xF4}, {0x80, 0x8F}, {0x80, 0xBF}, {0x80, 0xBF}},
 }
 
-// loopsOver reports whether state s loops on every byte of a trie node
-// with ASCII bytes na and flags fl: each ASCII byte and, if the node has
+// loopsOver reports whether state s loops on every byte below a trie node
+// whose tokens have the bytes r below it: each ASCII byte and, if they have
 // others, every multi-byte UTF-8 character leads back to s.
-func (a *walkDFA) loopsOver(s int32, na *[2]uint64, fl uint8) bool {
+func (a *walkDFA) loopsOver(s int32, r *toktrie.Rest) bool {
+	na := (*byteset.ASCII)(&r.ASCII)
 	li := &a.loops[s]
 	for w := range 2 {
 		for need := na[w] &^ li.tested[w]; need != 0; need &= need - 1 {
 			b := byte(w<<6 + bits.TrailingZeros64(need))
 			loops := a.next(s, b) == s
 			li = &a.loops[s] // next may have grown a.loops
-			li.tested[w] |= 1 << (b & 63)
+			li.tested.Add(b)
 			if loops {
-				li.ascii[w] |= 1 << (b & 63)
+				li.ascii.Add(b)
 			}
 		}
 	}
-	if na[0]&^li.ascii[0] != 0 || na[1]&^li.ascii[1] != 0 {
+	if !na.SubsetOf(&li.ascii) {
 		return false
 	}
-	if fl&trieNonASCII == 0 {
+	if !r.NonASCII {
 		return true
 	}
-	if fl&trieUTF8 == 0 {
+	if !r.ValidUTF8 {
 		return false
 	}
 	if li.utf8 == 0 {
@@ -275,62 +278,63 @@ func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool
 	a.path = append(a.path[:0], 0)
 	a.prunedAny = false
 	first := a.p.FirstBytes(n)
+	tr := v.Trie // one load, not one per use: the loop calls out between uses
+	ids := tr.IDs()
 	// The row costs a store per token put in it. Where the node's first
 	// bytes cover most of the vocabulary, start from every token and take
 	// out the refused ones instead.
 	live := 0
 	for b := range 256 {
-		if first[b>>6]&(1<<(b&63)) != 0 {
-			live += int(v.firstCount[b])
+		if first.Has(byte(b)) {
+			live += tr.FirstByteCount(byte(b))
 		}
 	}
-	invert := 2*live > len(v.ids)
+	invert := 2*live > len(ids)
 	count := 0
 	if invert {
-		copy(a.acc, v.all)
-		count = len(v.ids)
+		copy(a.acc, v.perTrie.all)
+		count = len(ids)
 	}
-	accept := func(lo, hi int32) {
+	accept := func(lo, hi int) {
 		if invert {
 			return
 		}
-		for _, id := range v.ids[lo:hi] {
+		for _, id := range ids[lo:hi] {
 			a.acc[id>>5] |= 1 << (uint32(id) & 31)
 		}
-		count += int(hi - lo)
+		count += hi - lo
 	}
-	refuse := func(lo, hi int32) {
+	refuse := func(lo, hi int) {
 		if !invert {
 			return
 		}
-		for _, id := range v.ids[lo:hi] {
+		for _, id := range ids[lo:hi] {
 			a.acc[id>>5] &^= 1 << (uint32(id) & 31)
 		}
-		count -= int(hi - lo)
+		count -= hi - lo
 	}
-	addExits := func(i int32, tok []byte, reached int) {
+	addExits := func(i int, tok []byte, reached int) {
 		// The walk may leave the rule after d bytes wherever it could end.
 		for d := 1; d <= reached && d < len(tok); d++ {
 			if a.canEnd[a.path[d]] {
-				a.exits = append(a.exits, exitEntry{id: v.ids[i], pos: i, at: int32(d)})
+				a.exits = append(a.exits, exitEntry{id: ids[i], pos: int32(i), at: int32(d)})
 			}
 		}
 	}
 	failAt := -1 // the previous token died adding its byte failAt
-	nTok := int32(len(v.ids))
 outer:
-	for i := int32(0); i < nTok; i++ {
-		tok := v.tok(i)
-		if first[tok[0]>>6]&(1<<(tok[0]&63)) == 0 {
+	for i := 0; i < len(ids); i++ {
+		tok := tr.Token(i)
+		if !first.Has(tok[0]) {
 			// No token with this first byte: skip its subtree.
-			end := v.trieEnd[v.trieNode(i, 1)]
+			end := tr.End(tr.Node(i, 1))
 			refuse(i, end)
 			i = end - 1
 			failAt = -1
 			a.path = a.path[:1]
 			continue
 		}
-		l := int(v.lcp[i])
+		l := tr.LCP(i)
 		if failAt >= 0 && l > failAt {
 			// Dies where the previous token died; it may still leave the
 			// rule before that.
@@ -358,9 +362,9 @@ outer:
 			if k+1 > l && a.loops[t].candidate {
 				// The subtree of this token's first k+1 bytes starts here;
 				// when all of it stays in this loop, it is all accepted.
-				node := v.trieNode(i, k+1)
-				if a.loopsOver(t, &v.trieASCII[node], v.trieFlags[node]) {
-					end := v.trieEnd[node]
+				node := tr.Node(i, k+1)
+				if r := tr.Rest(node); a.loopsOver(t, &r) {
+					end := tr.End(node)
 					accept(i, end)
 					a.prunedAny = true
 					i = end - 1

@@ -34,6 +34,11 @@
 // Encoder is built, so that a vocabulary rein cannot encode with still loads
 // for masking.
 //
+// Vocab.Trie returns the trie of the ordinary tokens (package toktrie),
+// built on first use and shared, like the token data, by the copies the
+// With* methods make: mask walks it to classify tokens, jump-forward asks it
+// which tokens extend some bytes.
+//
 // # Encoding
 //
 // Vocab.Encoder returns the vocabulary's Encoder, built once and shared.

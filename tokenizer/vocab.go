@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/reinlm/rein/tokenizer/toktrie"
 )
 
 // tokenKind classifies a token id. The order is the preference of TokenID
@@ -32,6 +34,35 @@ type Vocab struct {
 	stops   []int
 	width   int
 	enc     *encoderCell // shared by the copies With* makes
+	trie    *trieCell    // shared by the copies With* makes
+}
+
+// trieCell builds a vocabulary's token trie once, on first use. The copies
+// With* makes share the token data, so they share the cell: however many
+// logit widths or stop sets a vocabulary is used with, it has one trie.
+type trieCell struct {
+	once sync.Once
+	trie *toktrie.Trie
+}
+
+// Trie returns the trie of v's ordinary tokens: every token that has bytes
+// and is not special (stop tokens that are not special are in it). It is
+// built on the first call, for v and every copy of v that With* made.
+func (v *Vocab) Trie() *toktrie.Trie {
+	if v.trie == nil {
+		return v.buildTrie() // a zero Vocab, made without a loader
+	}
+	v.trie.once.Do(func() { v.trie.trie = v.buildTrie() })
+	return v.trie.trie
+}
+
+func (v *Vocab) buildTrie() *toktrie.Trie {
+	return toktrie.New(v.Size(), func(id int) []byte {
+		if v.IsSpecial(id) {
+			return nil
+		}
+		return v.Bytes(id)
+	})
 }
 
 // encoderCell builds a vocabulary's Encoder once, on first use.
@@ -199,6 +230,7 @@ func (b *vocabBuilder) build(name string, enc encSpec) *Vocab {
 		byBytes: make(map[string]int32, n),
 		width:   n,
 		enc:     &encoderCell{spec: enc},
+		trie:    new(trieCell),
 	}
 	for i, t := range b.toks {
 		v.data = append(v.data, t...)

@@ -52,3 +52,23 @@ func (s *Set) First() (b byte, ok bool) {
 	}
 	return 0, false
 }
+
+// ASCII is a set of ASCII bytes (0 to 127), the compact form of Set for
+// tables that keep one set per trie node or automaton state. The zero value
+// is empty.
+type ASCII [2]uint64
+
+// Has reports whether b is in the set; bytes from 128 up never are.
+func (s *ASCII) Has(b byte) bool { return b < 0x80 && s[b>>6&1]&(1<<(b&63)) != 0 }
+
+// Add puts b, which must be below 128, in the set.
+func (s *ASCII) Add(b byte) { s[b>>6&1] |= 1 << (b & 63) }
+
+// Union adds every byte of o to the set.
+func (s *ASCII) Union(o *ASCII) {
+	s[0] |= o[0]
+	s[1] |= o[1]
+}
+
+// SubsetOf reports whether every byte of the set is in o.
+func (s *ASCII) SubsetOf(o *ASCII) bool { return s[0]&^o[0]|s[1]&^o[1] == 0 }

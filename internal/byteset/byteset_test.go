@@ -61,3 +61,49 @@ func TestSetMatchesBoolArray(t *testing.T) {
 		})
 	}
 }
+
+// The ASCII set must agree with a plain [128]bool, and hold no byte from
+// 128 up.
+func TestASCIIMatchesBoolArray(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []byte
+	}{
+		{name: "empty"},
+		{name: "ends", a: []byte{0, 127}, b: []byte{127}},
+		{name: "word edges", a: []byte{63, 64}, b: []byte{1, 63, 64, 100}},
+		{name: "subset", a: []byte{'a', 'z'}, b: []byte{'a', 'b', 'z'}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s, o ASCII
+			var want, other [128]bool
+			for _, c := range tt.a {
+				s.Add(c)
+				want[c] = true
+			}
+			for _, c := range tt.b {
+				o.Add(c)
+				other[c] = true
+			}
+			subset := true
+			for c := range 256 {
+				w := c < 128 && want[c]
+				if s.Has(byte(c)) != w {
+					t.Fatalf("Has(%d) = %v, want %v", c, s.Has(byte(c)), w)
+				}
+				subset = subset && (!w || other[c])
+			}
+			if s.SubsetOf(&o) != subset {
+				t.Fatalf("SubsetOf = %v, want %v", s.SubsetOf(&o), subset)
+			}
+			u := s
+			u.Union(&o)
+			for c := range 128 {
+				if u.Has(byte(c)) != (want[c] || other[c]) {
+					t.Fatalf("Union misses %d", c)
+				}
+			}
+		})
+	}
+}
