@@ -39,7 +39,7 @@ func TestCompilerMemoryBounded(t *testing.T) {
 	// WithLogitWidth makes share their original's classifications.)
 	encJSON, vocabBPE, err := gpt2.Files()
 	require.NoError(t, err)
-	voc, err := tokenizer.LoadGPT2Bytes("gpt2", encJSON, vocabBPE)
+	voc, err := tokenizer.LoadGPT2Bytes("gpt2", encJSON, vocabBPE, tokenizer.LoadOptions{})
 	require.NoError(t, err)
 	c, err := rein.NewCompiler(voc, rein.CompilerOptions{CacheBytes: budget, Workers: 1})
 	require.NoError(t, err)

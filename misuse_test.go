@@ -197,7 +197,7 @@ func TestMisuseIsAnError(t *testing.T) {
 // stopsOnly is a vocabulary whose only token is a stop token: no grammar
 // could allow anything but ending at once.
 func stopsOnly(t *testing.T) *tokenizer.Vocab {
-	v, err := tokenizer.LoadTiktokenBytes("one", []byte("YQ== 0\n"), nil, tokenizer.WithPattern(tokenizer.GPT2Pattern))
+	v, err := tokenizer.LoadTiktokenBytes("one", []byte("YQ== 0\n"), nil, tokenizer.LoadOptions{Pattern: tokenizer.GPT2Pattern})
 	require.NoError(t, err)
 	v, err = v.WithStopTokens([]int{0})
 	require.NoError(t, err)

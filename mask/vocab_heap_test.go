@@ -27,7 +27,7 @@ func BenchmarkLogitWidthCopiesHeap(b *testing.B) {
 	}
 	var grew uint64
 	for i := 0; i < b.N; i++ {
-		base, err := tokenizer.LoadGPT2Bytes("gpt2", encJSON, vocabBPE)
+		base, err := tokenizer.LoadGPT2Bytes("gpt2", encJSON, vocabBPE, tokenizer.LoadOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

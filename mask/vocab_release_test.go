@@ -22,7 +22,7 @@ func countTrieIndexes() int { return trieIndexes.Len() }
 func freshGPT2(t *testing.T) *tokenizer.Vocab {
 	enc, bpe, err := gpt2.Files()
 	require.NoError(t, err)
-	v, err := tokenizer.LoadGPT2Bytes("gpt2", enc, bpe)
+	v, err := tokenizer.LoadGPT2Bytes("gpt2", enc, bpe, tokenizer.LoadOptions{})
 	require.NoError(t, err)
 	return v
 }

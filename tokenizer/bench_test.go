@@ -17,22 +17,22 @@ func BenchmarkLoad(b *testing.B) {
 		load func(b *testing.B) (*tokenizer.Vocab, error)
 	}{
 		{"llama3", func(b *testing.B) (*tokenizer.Vocab, error) {
-			return tokenizer.LoadHF(datadir.Tokenizer(b, "llama3", "tokenizer.json"))
+			return tokenizer.LoadHF(datadir.Tokenizer(b, "llama3", "tokenizer.json"), tokenizer.LoadOptions{})
 		}},
 		{"qwen3", func(b *testing.B) (*tokenizer.Vocab, error) {
-			return tokenizer.LoadHF(datadir.Tokenizer(b, "qwen3", "tokenizer.json"))
+			return tokenizer.LoadHF(datadir.Tokenizer(b, "qwen3", "tokenizer.json"), tokenizer.LoadOptions{})
 		}},
 		{"mistral", func(b *testing.B) (*tokenizer.Vocab, error) {
-			return tokenizer.LoadHF(datadir.Tokenizer(b, "mistral", "tokenizer.json"))
+			return tokenizer.LoadHF(datadir.Tokenizer(b, "mistral", "tokenizer.json"), tokenizer.LoadOptions{})
 		}},
 		{"gpt2", func(b *testing.B) (*tokenizer.Vocab, error) {
-			return tokenizer.LoadGPT2(datadir.Tokenizer(b, "gpt2", "encoder.json"), datadir.Tokenizer(b, "gpt2", "vocab.bpe"))
+			return tokenizer.LoadGPT2(datadir.Tokenizer(b, "gpt2", "encoder.json"), datadir.Tokenizer(b, "gpt2", "vocab.bpe"), tokenizer.LoadOptions{})
 		}},
 		{"o200k", func(b *testing.B) (*tokenizer.Vocab, error) {
-			return tokenizer.LoadO200kBase(datadir.Tokenizer(b, "tiktoken", "o200k_base.tiktoken"))
+			return tokenizer.LoadO200kBase(datadir.Tokenizer(b, "tiktoken", "o200k_base.tiktoken"), tokenizer.LoadOptions{})
 		}},
 		{"cl100k", func(b *testing.B) (*tokenizer.Vocab, error) {
-			return tokenizer.LoadCl100kBase(datadir.Tokenizer(b, "tiktoken", "cl100k_base.tiktoken"))
+			return tokenizer.LoadCl100kBase(datadir.Tokenizer(b, "tiktoken", "cl100k_base.tiktoken"), tokenizer.LoadOptions{})
 		}},
 	}
 	for _, l := range loaders {

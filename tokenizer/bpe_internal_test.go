@@ -14,13 +14,13 @@ import (
 // real vocabularies: the heap must make exactly the merges of the quadratic
 // scan (lowest rank first, leftmost among equals).
 func TestMergeHeapMatchesNaive(t *testing.T) {
-	gpt2, err := LoadGPT2(datadir.Tokenizer(t, "gpt2", "encoder.json"), datadir.Tokenizer(t, "gpt2", "vocab.bpe"))
+	gpt2, err := LoadGPT2(datadir.Tokenizer(t, "gpt2", "encoder.json"), datadir.Tokenizer(t, "gpt2", "vocab.bpe"), LoadOptions{})
 	require.NoError(t, err)
-	o200k, err := LoadO200kBase(datadir.Tokenizer(t, "tiktoken", "o200k_base.tiktoken"))
+	o200k, err := LoadO200kBase(datadir.Tokenizer(t, "tiktoken", "o200k_base.tiktoken"), LoadOptions{})
 	require.NoError(t, err)
 	rng := rand.New(rand.NewPCG(1, 2))
 	alphabet := []byte("aaaabcdeeeefghiiiklmnoooprsssttu  \n\t.,'\"{}:0123456789\xc3\xa9\xe6\x97\xa5")
-	mistral, err := LoadHF(datadir.Tokenizer(t, "mistral", "tokenizer.json"))
+	mistral, err := LoadHF(datadir.Tokenizer(t, "mistral", "tokenizer.json"), LoadOptions{})
 	require.NoError(t, err)
 	for _, v := range []*Vocab{gpt2, o200k} {
 		e, err := v.Encoder()

@@ -24,7 +24,11 @@
 // OpenAI's encoder.json and vocab.bpe, LoadTiktoken a tiktoken rank file
 // (LoadO200kBase and LoadCl100kBase add the special tokens). Each has a
 // *Bytes variant for data in memory; package tokenizer/gpt2 embeds GPT-2's
-// vocabulary.
+// vocabulary. Every loader takes a LoadOptions by value as its last argument,
+// whose zero value asks for the defaults:
+//
+//	v, err := tokenizer.LoadHF("llama3/tokenizer.json", tokenizer.LoadOptions{})
+//	v, err = tokenizer.LoadTiktoken(path, nil, tokenizer.LoadOptions{Pattern: tokenizer.Cl100kPattern})
 //
 // Loaders never panic. A malformed or truncated file, or one of a kind rein
 // does not implement (a Unigram model, an unknown decoder), gives a

@@ -12,7 +12,7 @@ import (
 // beside it for the end-of-sequence token. (This example needs the file, so
 // it is not run; `make vocab` fetches Llama-3's.)
 func ExampleLoadHF() {
-	v, err := tokenizer.LoadHF(".cache/tokenizers/llama3/tokenizer.json")
+	v, err := tokenizer.LoadHF(".cache/tokenizers/llama3/tokenizer.json", tokenizer.LoadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func ExampleLoadHFBytes() {
 	    "vocab": {"</s>": 0, "▁": 1, "h": 2, "i": 3, "▁h": 4, "▁hi": 5},
 	    "merges": ["▁ h", "▁h i"]}
 	}`)
-	v, err := tokenizer.LoadHFBytes("tiny", file, []byte(`{"eos_token": "</s>"}`))
+	v, err := tokenizer.LoadHFBytes("tiny", file, []byte(`{"eos_token": "</s>"}`), tokenizer.LoadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func ExampleLoadHFBytes() {
 // LoadO200kBase reads OpenAI's o200k_base.tiktoken with its special tokens.
 // (Not run: it needs the file.)
 func ExampleLoadO200kBase() {
-	v, err := tokenizer.LoadO200kBase(".cache/tokenizers/tiktoken/o200k_base.tiktoken")
+	v, err := tokenizer.LoadO200kBase(".cache/tokenizers/tiktoken/o200k_base.tiktoken", tokenizer.LoadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

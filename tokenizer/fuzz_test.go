@@ -60,7 +60,7 @@ func FuzzLoadHF(f *testing.F) {
 	f.Add(bl, []byte(`{"eos_token":{"content":"</s>"}}`))
 	f.Add(bl, []byte(`{"eos_token`))
 	f.Fuzz(func(t *testing.T, data, cfg []byte) {
-		v, err := tokenizer.LoadHFBytes("f", data, cfg)
+		v, err := tokenizer.LoadHFBytes("f", data, cfg, tokenizer.LoadOptions{})
 		if err != nil && !strings.HasPrefix(err.Error(), "f/tokenizer") {
 			t.Fatalf("error %q does not name the file", err)
 		}
@@ -77,7 +77,7 @@ func FuzzLoadGPT2(f *testing.F) {
 	f.Add(enc[:2000], bpe[:1000])
 	f.Add([]byte(`{"\u0120": 0}`), []byte("\u0120 \u0120\n"))
 	f.Fuzz(func(t *testing.T, enc, bpe []byte) {
-		v, err := tokenizer.LoadGPT2Bytes("g", enc, bpe)
+		v, err := tokenizer.LoadGPT2Bytes("g", enc, bpe, tokenizer.LoadOptions{})
 		checkLoaded(t, v, err)
 	})
 }
@@ -87,7 +87,7 @@ func FuzzLoadTiktoken(f *testing.F) {
 	f.Add([]byte("YQ== 0\nYg== 1\n"), "<s>", 1)
 	f.Add([]byte("YQ== 0\r\n\r\nYg== 7\n"), "", 3)
 	f.Fuzz(func(t *testing.T, data []byte, special string, id int) {
-		v, err := tokenizer.LoadTiktokenBytes("t", data, map[string]int{special: id}, tokenizer.WithPattern(tokenizer.Cl100kPattern))
+		v, err := tokenizer.LoadTiktokenBytes("t", data, map[string]int{special: id}, tokenizer.LoadOptions{Pattern: tokenizer.Cl100kPattern})
 		checkLoaded(t, v, err)
 	})
 }

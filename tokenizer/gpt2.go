@@ -12,8 +12,9 @@ import (
 // LoadGPT2 loads OpenAI's original GPT-2 files: encoder.json (byte-level
 // token strings to ids) and vocab.bpe (the merges, in priority order).
 // <|endoftext|> is the special stop token. The vocabulary is named after the
-// folder of encoder.json unless WithName says otherwise.
-func LoadGPT2(encoderJSON, vocabBPE string, opts ...Option) (*Vocab, error) {
+// folder of encoder.json unless opts.Name says otherwise;
+// opts.Pattern replaces GPT2Pattern, and opts.Config is ignored.
+func LoadGPT2(encoderJSON, vocabBPE string, opts LoadOptions) (*Vocab, error) {
 	enc, err := os.ReadFile(encoderJSON)
 	if err != nil {
 		return nil, &FormatError{File: encoderJSON, Msg: err.Error(), Err: err}
@@ -22,27 +23,26 @@ func LoadGPT2(encoderJSON, vocabBPE string, opts ...Option) (*Vocab, error) {
 	if err != nil {
 		return nil, &FormatError{File: vocabBPE, Msg: err.Error(), Err: err}
 	}
-	o := newOptions(opts)
-	name := o.name
+	name := opts.Name
 	if name == "" {
 		name = filepath.Base(filepath.Dir(encoderJSON))
 	}
-	return loadGPT2(name, encoderJSON, enc, vocabBPE, bpe, o)
+	return loadGPT2(name, encoderJSON, enc, vocabBPE, bpe, opts)
 }
 
 // LoadGPT2Bytes loads GPT-2's encoder.json and vocab.bpe held in memory.
-// Errors name the files as name/encoder.json and name/vocab.bpe.
-func LoadGPT2Bytes(name string, encoderJSON, vocabBPE []byte, opts ...Option) (*Vocab, error) {
-	o := newOptions(opts)
-	if o.name != "" {
-		name = o.name
+// Errors name the files as name/encoder.json and name/vocab.bpe. opts.Name,
+// when set, replaces name; opts.Pattern and opts.Config act as in LoadGPT2.
+func LoadGPT2Bytes(name string, encoderJSON, vocabBPE []byte, opts LoadOptions) (*Vocab, error) {
+	if opts.Name != "" {
+		name = opts.Name
 	}
-	return loadGPT2(name, name+"/encoder.json", encoderJSON, name+"/vocab.bpe", vocabBPE, o)
+	return loadGPT2(name, name+"/encoder.json", encoderJSON, name+"/vocab.bpe", vocabBPE, opts)
 }
 
 const endOfText = "<|endoftext|>"
 
-func loadGPT2(name, encFile string, enc []byte, bpeFile string, bpe []byte, o options) (*Vocab, error) {
+func loadGPT2(name, encFile string, enc []byte, bpeFile string, bpe []byte, o LoadOptions) (*Vocab, error) {
 	if err := validJSON(encFile, enc); err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func loadGPT2(name, encFile string, enc []byte, bpeFile string, bpe []byte, o op
 	}
 
 	spec := encSpec{file: bpeFile, vocabFile: encFile, hf: hfByteLevel, unk: -1}
-	pattern := o.pattern
+	pattern := o.Pattern
 	if pattern == "" {
 		pattern = GPT2Pattern
 	}

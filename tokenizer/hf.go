@@ -20,7 +20,9 @@ import (
 // decoder of GPT-2, Llama-3 and Qwen, or SentencePiece pieces with byte
 // fallback as in Llama-2 and Mistral). It reads tokenizer_config.json beside
 // it, when there is one, for the end-of-sequence token. The vocabulary is
-// named after the file's folder unless WithName says otherwise.
+// named after the file's folder unless opts.Name says otherwise;
+// opts.Config names tokenizer_config.json elsewhere, and opts.Pattern is
+// ignored (tokenizer.json gives the pre-tokenizer).
 //
 // Some files are refused as malformed although Hugging Face loads them,
 // because the vocabulary would not be what the model's tokenizer does: an
@@ -28,25 +30,24 @@ import (
 // byte-fallback token, or (special) of a byte-level token of one byte; and a
 // vocabulary with no token a grammar could allow (every one special, a stop
 // token or empty).
-func LoadHF(tokenizerJSON string, opts ...Option) (*Vocab, error) {
-	o := newOptions(opts)
+func LoadHF(tokenizerJSON string, opts LoadOptions) (*Vocab, error) {
 	data, err := os.ReadFile(tokenizerJSON)
 	if err != nil {
 		return nil, &FormatError{File: tokenizerJSON, Msg: err.Error(), Err: err}
 	}
-	cfgPath := o.config
+	cfgPath := opts.Config
 	if cfgPath == "" {
 		cfgPath = filepath.Join(filepath.Dir(tokenizerJSON), "tokenizer_config.json")
 	}
 	cfg, err := os.ReadFile(cfgPath)
 	switch {
 	case err == nil:
-	case o.config == "" && errors.Is(err, os.ErrNotExist):
+	case opts.Config == "" && errors.Is(err, os.ErrNotExist):
 		cfg, cfgPath = nil, ""
 	default:
 		return nil, &FormatError{File: cfgPath, Msg: err.Error(), Err: err}
 	}
-	name := o.name
+	name := opts.Name
 	if name == "" {
 		name = filepath.Base(filepath.Dir(tokenizerJSON))
 	}
@@ -56,11 +57,11 @@ func LoadHF(tokenizerJSON string, opts ...Option) (*Vocab, error) {
 // LoadHFBytes loads a tokenizer.json held in memory, with its
 // tokenizer_config.json when tokenizerConfig is not nil. It refuses what
 // LoadHF refuses. Errors name the files as name/tokenizer.json and
-// name/tokenizer_config.json.
-func LoadHFBytes(name string, tokenizerJSON, tokenizerConfig []byte, opts ...Option) (*Vocab, error) {
-	o := newOptions(opts)
-	if o.name != "" {
-		name = o.name
+// name/tokenizer_config.json. opts.Name replaces name; opts.Config and
+// opts.Pattern are ignored.
+func LoadHFBytes(name string, tokenizerJSON, tokenizerConfig []byte, opts LoadOptions) (*Vocab, error) {
+	if opts.Name != "" {
+		name = opts.Name
 	}
 	cfgFile := ""
 	if tokenizerConfig != nil {

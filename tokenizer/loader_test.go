@@ -96,7 +96,7 @@ func marshal(t testing.TB, v any) []byte {
 }
 
 func TestLoadHFBytesByteLevel(t *testing.T) {
-	v, err := tokenizer.LoadHFBytes("tiny", marshal(t, byteLevelFile()), []byte(`{"eos_token": "<|end|>"}`))
+	v, err := tokenizer.LoadHFBytes("tiny", marshal(t, byteLevelFile()), []byte(`{"eos_token": "<|end|>"}`), tokenizer.LoadOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "tiny", v.Name())
 	assert.Equal(t, 263, v.Size())
@@ -113,7 +113,7 @@ func TestLoadHFBytesByteLevel(t *testing.T) {
 }
 
 func TestLoadHFBytesSentencePiece(t *testing.T) {
-	v, err := tokenizer.LoadHFBytes("spm", marshal(t, sentencePieceFile()), []byte(`{"eos_token": {"content": "</s>"}}`))
+	v, err := tokenizer.LoadHFBytes("spm", marshal(t, sentencePieceFile()), []byte(`{"eos_token": {"content": "</s>"}}`), tokenizer.LoadOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []int{2}, v.StopTokens())
 	assert.Equal(t, []byte(" ab"), v.Bytes(264))
@@ -133,19 +133,43 @@ func TestLoadHFWithoutConfig(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tokenizer.json")
 	require.NoError(t, os.WriteFile(path, marshal(t, byteLevelFile()), 0o644))
-	v, err := tokenizer.LoadHF(path)
+	v, err := tokenizer.LoadHF(path, tokenizer.LoadOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Base(dir), v.Name())
 	assert.Empty(t, v.StopTokens(), "no eos_token and no known stop names")
 
-	v, err = tokenizer.LoadHF(path, tokenizer.WithName("named"))
+	v, err = tokenizer.LoadHF(path, tokenizer.LoadOptions{Name: "named"})
 	require.NoError(t, err)
 	assert.Equal(t, "named", v.Name())
 
-	_, err = tokenizer.LoadHF(path, tokenizer.WithConfig(filepath.Join(dir, "missing.json")))
+	_, err = tokenizer.LoadHF(path, tokenizer.LoadOptions{Config: filepath.Join(dir, "missing.json")})
 	assert.ErrorIs(t, err, fs.ErrNotExist)
-	_, err = tokenizer.LoadHF(filepath.Join(dir, "nope", "tokenizer.json"))
+	_, err = tokenizer.LoadHF(filepath.Join(dir, "nope", "tokenizer.json"), tokenizer.LoadOptions{})
 	assert.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+// A loader ignores the LoadOptions fields that do not apply to it.
+func TestLoadOptionsIgnored(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	v, err := tokenizer.LoadHFBytes("x", marshal(t, byteLevelFile()), nil, tokenizer.LoadOptions{Name: "y", Config: missing, Pattern: `\S+`})
+	require.NoError(t, err, "LoadHFBytes reads neither Config nor Pattern")
+	assert.Equal(t, "y", v.Name())
+
+	path := filepath.Join(t.TempDir(), "cl100k_base.tiktoken")
+	require.NoError(t, os.WriteFile(path, []byte(tiktokenRanks(" a", "ab")), 0o644))
+	v, err = tokenizer.LoadTiktoken(path, nil, tokenizer.LoadOptions{Config: missing})
+	require.NoError(t, err, "tiktoken has no config")
+	assert.Equal(t, "cl100k_base", v.Name())
+	enc, err := v.Encoder()
+	require.NoError(t, err)
+	assert.Equal(t, []int{'x', 256, 'b'}, enc.Encode("x ab"), "cl100k's pattern, chosen by name, keeps \" ab\" whole")
+
+	v, err = tokenizer.LoadTiktoken(path, nil, tokenizer.LoadOptions{Name: "mine", Pattern: `\S+|\s+`})
+	require.NoError(t, err)
+	assert.Equal(t, "mine", v.Name())
+	enc, err = v.Encoder()
+	require.NoError(t, err)
+	assert.Equal(t, []int{'x', ' ', 257}, enc.Encode("x ab"), "Pattern replaces the pattern the name chose")
 }
 
 // edit returns f changed by set: a dotted path → value (nil deletes).
@@ -215,7 +239,7 @@ func TestLoadHFErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v, err := tokenizer.LoadHFBytes("x", marshal(t, edit(c.file(), c.set)), nil)
+			v, err := tokenizer.LoadHFBytes("x", marshal(t, edit(c.file(), c.set)), nil, tokenizer.LoadOptions{})
 			if c.encoder {
 				require.NoError(t, err, "the vocabulary loads; the encoder fails")
 				_, err = v.Encoder()
@@ -250,13 +274,13 @@ func TestLoadHFEmptyTokenIsNoStop(t *testing.T) {
 		if cfg != "" {
 			config = []byte(cfg)
 		}
-		v, err := tokenizer.LoadHFBytes("x", marshal(t, f), config)
+		v, err := tokenizer.LoadHFBytes("x", marshal(t, f), config, tokenizer.LoadOptions{})
 		require.NoError(t, err, cfg)
 		require.Equal(t, 264, v.Size())
 		assert.Empty(t, v.Bytes(263))
 		assert.Empty(t, v.StopTokens(), "config %q", cfg)
 	}
-	v, err := tokenizer.LoadHFBytes("x", marshal(t, f), []byte(`{"eos_token": "<|end|>"}`))
+	v, err := tokenizer.LoadHFBytes("x", marshal(t, f), []byte(`{"eos_token": "<|end|>"}`), tokenizer.LoadOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []int{262}, v.StopTokens())
 }
@@ -264,7 +288,7 @@ func TestLoadHFEmptyTokenIsNoStop(t *testing.T) {
 // TestLoadHFAddedTokensKeepTheEncoder: an added token that re-lists a model
 // piece with its own text is accepted, and the Encoder still works.
 func TestLoadHFAddedTokensKeepTheEncoder(t *testing.T) {
-	v, err := tokenizer.LoadHFBytes("x", marshal(t, edit(sentencePieceFile(), added(1, "<s>", true))), nil)
+	v, err := tokenizer.LoadHFBytes("x", marshal(t, edit(sentencePieceFile(), added(1, "<s>", true))), nil, tokenizer.LoadOptions{})
 	require.NoError(t, err)
 	assert.True(t, v.IsSpecial(1))
 	enc, err := v.Encoder()
@@ -273,21 +297,21 @@ func TestLoadHFAddedTokensKeepTheEncoder(t *testing.T) {
 }
 
 func TestLoadTiktokenNoUsableToken(t *testing.T) {
-	_, err := tokenizer.LoadTiktokenBytes("x", []byte(" 0\n"), nil, tokenizer.WithPattern(tokenizer.GPT2Pattern))
+	_, err := tokenizer.LoadTiktokenBytes("x", []byte(" 0\n"), nil, tokenizer.LoadOptions{Pattern: tokenizer.GPT2Pattern})
 	assert.ErrorIs(t, err, tokenizer.ErrMalformed)
 	assert.ErrorContains(t, err, "no token has bytes")
 }
 
 func TestLoadHFBadJSON(t *testing.T) {
 	for _, data := range []string{"", "{", "[]", "null", `{"model": 1}`, "\xff", `{"model":{"vocab":{"a":0}},}`} {
-		_, err := tokenizer.LoadHFBytes("x", []byte(data), nil)
+		_, err := tokenizer.LoadHFBytes("x", []byte(data), nil, tokenizer.LoadOptions{})
 		require.Error(t, err, "%q", data)
 		assert.ErrorIs(t, err, tokenizer.ErrMalformed, "%q", data)
 		assert.True(t, strings.HasPrefix(err.Error(), "x/tokenizer.json: "), err.Error())
 	}
-	_, err := tokenizer.LoadHFBytes("x", marshal(t, byteLevelFile()), []byte(`{"eos_token": 5}`))
+	_, err := tokenizer.LoadHFBytes("x", marshal(t, byteLevelFile()), []byte(`{"eos_token": 5}`), tokenizer.LoadOptions{})
 	assert.ErrorContains(t, err, "x/tokenizer_config.json: eos_token: ")
-	_, err = tokenizer.LoadHFBytes("x", marshal(t, byteLevelFile()), []byte(`{"eos_token": `))
+	_, err = tokenizer.LoadHFBytes("x", marshal(t, byteLevelFile()), []byte(`{"eos_token": `), tokenizer.LoadOptions{})
 	assert.ErrorContains(t, err, "x/tokenizer_config.json: ")
 }
 
@@ -297,7 +321,7 @@ func TestLoadHFTruncated(t *testing.T) {
 	data, err := os.ReadFile(datadir.Tokenizer(t, "llama3", "tokenizer.json"))
 	require.NoError(t, err)
 	for _, n := range []int{0, 1, 100, len(data) / 3, len(data) / 2, len(data) - 2} {
-		_, err := tokenizer.LoadHFBytes("llama3", data[:n], nil)
+		_, err := tokenizer.LoadHFBytes("llama3", data[:n], nil, tokenizer.LoadOptions{})
 		require.Error(t, err, n)
 		assert.ErrorIs(t, err, tokenizer.ErrMalformed)
 		assert.True(t, strings.HasPrefix(err.Error(), "llama3/tokenizer.json: "), err.Error())
@@ -306,7 +330,7 @@ func TestLoadHFTruncated(t *testing.T) {
 
 func TestLoadGPT2Errors(t *testing.T) {
 	enc := `{"a": 0, "b": 1, "ab": 2, "<|endoftext|>": 3}`
-	v, err := tokenizer.LoadGPT2Bytes("g", []byte(enc), []byte("#version: 0.2\na b\n"))
+	v, err := tokenizer.LoadGPT2Bytes("g", []byte(enc), []byte("#version: 0.2\na b\n"), tokenizer.LoadOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []int{3}, v.StopTokens())
 	assert.True(t, v.IsSpecial(3))
@@ -319,12 +343,12 @@ func TestLoadGPT2Errors(t *testing.T) {
 		{enc, "ab\n", "g/vocab.bpe: line 1: "},
 	}
 	for _, c := range cases {
-		_, err := tokenizer.LoadGPT2Bytes("g", []byte(c.enc), []byte(c.bpe))
+		_, err := tokenizer.LoadGPT2Bytes("g", []byte(c.enc), []byte(c.bpe), tokenizer.LoadOptions{})
 		require.Error(t, err, c)
 		assert.Contains(t, err.Error(), c.want)
 		assert.ErrorIs(t, err, tokenizer.ErrMalformed)
 	}
-	_, err = tokenizer.LoadGPT2(filepath.Join(t.TempDir(), "encoder.json"), "vocab.bpe")
+	_, err = tokenizer.LoadGPT2(filepath.Join(t.TempDir(), "encoder.json"), "vocab.bpe", tokenizer.LoadOptions{})
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
 
@@ -342,7 +366,7 @@ func tiktokenRanks(extra ...string) string {
 
 func TestLoadTiktoken(t *testing.T) {
 	data := tiktokenRanks("ab", "aab", "ba")
-	v, err := tokenizer.LoadTiktokenBytes("tiny", []byte(data), map[string]int{"<|endoftext|>": 261}, tokenizer.WithPattern(`\S+|\s+`))
+	v, err := tokenizer.LoadTiktokenBytes("tiny", []byte(data), map[string]int{"<|endoftext|>": 261}, tokenizer.LoadOptions{Pattern: `\S+|\s+`})
 	require.NoError(t, err)
 	assert.Equal(t, 262, v.Size())
 	assert.Equal(t, []int{261}, v.StopTokens())
@@ -357,12 +381,12 @@ func TestLoadTiktoken(t *testing.T) {
 	assert.Equal(t, []int{257, 'a'}, enc.Encode("aaba"))
 	assert.Equal(t, []int{'a', ' ', 256}, enc.Encode("a ab"))
 
-	_, err = tokenizer.LoadTiktokenBytes("tiny", []byte(tiktokenRanks()), nil)
+	_, err = tokenizer.LoadTiktokenBytes("tiny", []byte(tiktokenRanks()), nil, tokenizer.LoadOptions{})
 	require.NoError(t, err)
 
-	_, err = tokenizer.LoadTiktokenBytes("mystery", []byte(data), nil)
+	_, err = tokenizer.LoadTiktokenBytes("mystery", []byte(data), nil, tokenizer.LoadOptions{})
 	require.NoError(t, err, "an unknown encoding loads")
-	v, _ = tokenizer.LoadTiktokenBytes("mystery", []byte(data), nil)
+	v, _ = tokenizer.LoadTiktokenBytes("mystery", []byte(data), nil, tokenizer.LoadOptions{})
 	_, err = v.Encoder()
 	assert.ErrorIs(t, err, tokenizer.ErrUnsupportedTokenizer, "but has no pattern to encode with")
 
@@ -380,11 +404,11 @@ func TestLoadTiktoken(t *testing.T) {
 		{"", nil, "t.tiktoken: no tokens"},
 	}
 	for _, c := range cases {
-		_, err := tokenizer.LoadTiktokenBytes("t", []byte(c.data), c.specials)
+		_, err := tokenizer.LoadTiktokenBytes("t", []byte(c.data), c.specials, tokenizer.LoadOptions{})
 		require.Error(t, err, c.data)
 		assert.Contains(t, err.Error(), c.want)
 		assert.ErrorIs(t, err, tokenizer.ErrMalformed)
 	}
-	_, err = tokenizer.LoadTiktoken(filepath.Join(t.TempDir(), "x.tiktoken"), nil)
+	_, err = tokenizer.LoadTiktoken(filepath.Join(t.TempDir(), "x.tiktoken"), nil, tokenizer.LoadOptions{})
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 }

@@ -1,32 +1,19 @@
 package tokenizer
 
-// Option adjusts a loader.
-type Option func(*options)
-
-type options struct {
-	name    string
-	config  string
-	pattern string
+// LoadOptions adjusts a loader. It is passed by value as a loader's last
+// argument; the zero value asks for the defaults. A loader ignores a field
+// that does not apply to it: Config is read only by LoadHF (LoadHFBytes takes
+// the config's bytes instead, and GPT-2 and tiktoken files have none), and
+// Pattern only by the GPT-2 and tiktoken loaders (a tokenizer.json carries
+// its own pre-tokenizer).
+type LoadOptions struct {
+	// Name names the vocabulary (see Vocab.Name).
+	Name string
+	// Config is LoadHF's path of tokenizer_config.json, which must then
+	// exist, instead of looking beside tokenizer.json.
+	Config string
+	// Pattern is the pre-tokenizer regex of a tiktoken or GPT-2 vocabulary
+	// (regexp2 syntax, as the patterns below), for files the loader does not
+	// recognize by name.
+	Pattern string
 }
-
-func newOptions(opts []Option) options {
-	var o options
-	for _, f := range opts {
-		if f != nil {
-			f(&o)
-		}
-	}
-	return o
-}
-
-// WithName names the vocabulary (see Vocab.Name).
-func WithName(name string) Option { return func(o *options) { o.name = name } }
-
-// WithConfig gives LoadHF the path of tokenizer_config.json, which must then
-// exist, instead of looking beside tokenizer.json.
-func WithConfig(path string) Option { return func(o *options) { o.config = path } }
-
-// WithPattern sets the pre-tokenizer regex of a tiktoken or GPT-2 vocabulary
-// (regexp2 syntax, as the patterns below), for files the loader does not
-// recognize by name.
-func WithPattern(pattern string) Option { return func(o *options) { o.pattern = pattern } }

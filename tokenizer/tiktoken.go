@@ -39,45 +39,53 @@ func Cl100kBaseSpecials() map[string]int {
 	}
 }
 
-// LoadO200kBase loads o200k_base.tiktoken with its special tokens.
-func LoadO200kBase(path string, opts ...Option) (*Vocab, error) {
-	return LoadTiktoken(path, O200kBaseSpecials(), append([]Option{WithPattern(O200kPattern)}, opts...)...)
+// LoadO200kBase loads o200k_base.tiktoken with its special tokens and
+// O200kPattern, unless opts.Pattern gives another; see LoadTiktoken.
+func LoadO200kBase(path string, opts LoadOptions) (*Vocab, error) {
+	if opts.Pattern == "" {
+		opts.Pattern = O200kPattern
+	}
+	return LoadTiktoken(path, O200kBaseSpecials(), opts)
 }
 
-// LoadCl100kBase loads cl100k_base.tiktoken with its special tokens.
-func LoadCl100kBase(path string, opts ...Option) (*Vocab, error) {
-	return LoadTiktoken(path, Cl100kBaseSpecials(), append([]Option{WithPattern(Cl100kPattern)}, opts...)...)
+// LoadCl100kBase loads cl100k_base.tiktoken with its special tokens and
+// Cl100kPattern, unless opts.Pattern gives another; see LoadTiktoken.
+func LoadCl100kBase(path string, opts LoadOptions) (*Vocab, error) {
+	if opts.Pattern == "" {
+		opts.Pattern = Cl100kPattern
+	}
+	return LoadTiktoken(path, Cl100kBaseSpecials(), opts)
 }
 
 // LoadTiktoken loads a tiktoken rank file (one "base64(token) rank" per
 // line; the rank is the token id) and adds specials, name → id. The
 // vocabulary is named after the file (o200k_base.tiktoken → o200k_base); the
 // encoder's pattern is chosen by that name (o200k, cl100k, r50k, p50k) unless
-// WithPattern gives one. <|endoftext|> is the stop token when present.
-func LoadTiktoken(path string, specials map[string]int, opts ...Option) (*Vocab, error) {
+// opts.Pattern gives one, and opts.Name replaces the name; opts.Config is
+// ignored. <|endoftext|> is the stop token when present.
+func LoadTiktoken(path string, specials map[string]int, opts LoadOptions) (*Vocab, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &FormatError{File: path, Msg: err.Error(), Err: err}
 	}
-	o := newOptions(opts)
-	name := o.name
+	name := opts.Name
 	if name == "" {
 		name = strings.TrimSuffix(filepath.Base(path), ".tiktoken")
 	}
-	return loadTiktoken(name, path, data, specials, o)
+	return loadTiktoken(name, path, data, specials, opts)
 }
 
 // LoadTiktokenBytes loads a tiktoken rank file held in memory. Errors name
-// the file as name.tiktoken.
-func LoadTiktokenBytes(name string, data []byte, specials map[string]int, opts ...Option) (*Vocab, error) {
-	o := newOptions(opts)
-	if o.name != "" {
-		name = o.name
+// the file as name.tiktoken. opts.Name, when set, replaces name; opts.Pattern
+// and opts.Config act as in LoadTiktoken.
+func LoadTiktokenBytes(name string, data []byte, specials map[string]int, opts LoadOptions) (*Vocab, error) {
+	if opts.Name != "" {
+		name = opts.Name
 	}
-	return loadTiktoken(name, name+".tiktoken", data, specials, o)
+	return loadTiktoken(name, name+".tiktoken", data, specials, opts)
 }
 
-func loadTiktoken(name, file string, data []byte, specials map[string]int, o options) (*Vocab, error) {
+func loadTiktoken(name, file string, data []byte, specials map[string]int, o LoadOptions) (*Vocab, error) {
 	b := &vocabBuilder{file: file}
 	seen := make(map[string]int)
 	for n, line := range bytes.Split(data, []byte("\n")) {
@@ -117,12 +125,12 @@ func loadTiktoken(name, file string, data []byte, specials map[string]int, o opt
 	}
 
 	spec := encSpec{file: file, vocabFile: file, hf: hfByteLevel, fromRanks: true, ignoreMerges: true, unk: -1}
-	pattern := o.pattern
+	pattern := o.Pattern
 	if pattern == "" {
 		pattern = tiktokenPattern(name)
 	}
 	if pattern == "" {
-		spec.deferred = unsupported(file, "", "no pre-tokenizer pattern is known for %q: give one with WithPattern", name)
+		spec.deferred = unsupported(file, "", "no pre-tokenizer pattern is known for %q: give one with LoadOptions.Pattern", name)
 	}
 	spec.pretok = []preStep{{op: preRegex, pattern: pattern, field: "pattern"}}
 	v := b.build(name, spec)

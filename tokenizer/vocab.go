@@ -153,7 +153,7 @@ func (v *Vocab) TokenID(text string) (int, bool) {
 }
 
 // Name is the vocabulary's name: the folder of a tokenizer.json, the base
-// name of a tiktoken file, or what the WithName option said.
+// name of a tiktoken file, or what LoadOptions.Name said.
 func (v *Vocab) Name() string { return v.name }
 
 // String describes v for logs.

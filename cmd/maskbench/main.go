@@ -55,7 +55,7 @@ func main() {
 	compactSet := false
 	flag.Visit(func(f *flag.Flag) { compactSet = compactSet || f.Name == "compact" })
 
-	vocab, err := tokenizer.LoadHF(*tok)
+	vocab, err := tokenizer.LoadHF(*tok, tokenizer.LoadOptions{})
 	if err != nil {
 		fail(err)
 	}

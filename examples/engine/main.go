@@ -61,7 +61,7 @@ func loadVocab(path string) (*tokenizer.Vocab, error) {
 	if path == "" {
 		return gpt2.Vocab()
 	}
-	return tokenizer.LoadHF(path)
+	return tokenizer.LoadHF(path, tokenizer.LoadOptions{})
 }
 
 type config struct {

@@ -120,13 +120,13 @@ func load(name string, paths []string) (*tokenizer.Vocab, error) {
 	}
 	switch name {
 	case "llama3", "qwen3", "mistral":
-		return tokenizer.LoadHF(paths[0])
+		return tokenizer.LoadHF(paths[0], tokenizer.LoadOptions{})
 	case "gpt2":
-		return tokenizer.LoadGPT2(paths[0], paths[1])
+		return tokenizer.LoadGPT2(paths[0], paths[1], tokenizer.LoadOptions{})
 	case "o200k":
-		return tokenizer.LoadO200kBase(paths[0], tokenizer.WithName(name))
+		return tokenizer.LoadO200kBase(paths[0], tokenizer.LoadOptions{Name: name})
 	case "cl100k":
-		return tokenizer.LoadCl100kBase(paths[0], tokenizer.WithName(name))
+		return tokenizer.LoadCl100kBase(paths[0], tokenizer.LoadOptions{Name: name})
 	}
 	return nil, fmt.Errorf("unknown vocabulary %q", name)
 }

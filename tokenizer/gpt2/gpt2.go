@@ -31,7 +31,7 @@ var load = sync.OnceValues(func() (*tokenizer.Vocab, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tokenizer.LoadGPT2Bytes("gpt2", enc, bpe)
+	return tokenizer.LoadGPT2Bytes("gpt2", enc, bpe, tokenizer.LoadOptions{})
 })
 
 // Vocab returns GPT-2's vocabulary: 50,257 byte-level BPE tokens, with
