@@ -1,9 +1,7 @@
 package mask
 
 import (
-	"encoding/binary"
 	"slices"
-	"sync"
 
 	"github.com/reinlm/rein/internal/pervocab"
 	"github.com/reinlm/rein/tokenizer"
@@ -30,20 +28,26 @@ type vocabIndex struct {
 }
 
 // trieIndex is what mask keeps per trie, shared by every vocabulary with
-// that trie: the row of every token in it, and the shared classifications
-// of each set of stop tokens in the trie (nearly always one: none, as stop
-// tokens are special).
+// that trie: the row of every token in it, and the classifications shared
+// by the grammars of every copy whose stop tokens are all special (nearly
+// every vocabulary: stop tokens are special tokens, which the trie leaves
+// out, so they change no classification).
 type trieIndex struct {
-	all []uint32
-
-	mu     sync.Mutex
-	shared map[string]*indexCache
+	all    []uint32
+	shared *indexCache
 }
 
 // trieIndexes holds the index of every trie in use; an index is dropped,
 // with its shared classifications, once nothing holds its trie: no
 // vocabulary copy and no compiled grammar.
 var trieIndexes pervocab.Cache[toktrie.Trie, trieIndex]
+
+// copyCaches holds the shared classifications of each vocabulary copy that
+// has stop tokens in its trie (an ordinary token made a stop token with
+// Vocab.WithStopTokens): they differ from the trie's, and are dropped with
+// the copy (and the grammars compiled for it), so that a server making such
+// copies per request does not keep a cache per copy for good.
+var copyCaches pervocab.Cache[tokenizer.Vocab, indexCache]
 
 func indexVocab(voc *tokenizer.Vocab) *vocabIndex {
 	tr := voc.Trie()
@@ -58,35 +62,24 @@ func indexVocab(voc *tokenizer.Vocab) *vocabIndex {
 			v.trieStops = append(v.trieStops, int32(id))
 		}
 	}
-	v.shared = x.cache(v.trieStops)
+	v.shared = x.shared
+	if len(v.trieStops) > 0 {
+		v.shared = copyCaches.Get(voc, func(*tokenizer.Vocab) *indexCache { return newIndexCache() })
+	}
 	return v
 }
 
 func buildTrieIndex(tr *toktrie.Trie) *trieIndex {
-	x := &trieIndex{all: make([]uint32, WordsPerRow(tr.Size()))}
+	x := &trieIndex{all: make([]uint32, WordsPerRow(tr.Size())), shared: newIndexCache()}
 	for _, id := range tr.IDs() {
 		x.all[id>>5] |= 1 << (uint32(id) & 31)
 	}
 	return x
 }
 
-// cache returns the shared classifications for the stop tokens stops.
-func (x *trieIndex) cache(stops []int32) *indexCache {
-	key := make([]byte, 0, 4*len(stops))
-	for _, id := range stops {
-		key = binary.LittleEndian.AppendUint32(key, uint32(id))
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	c := x.shared[string(key)]
-	if c == nil {
-		c = new(indexCache)
-		c.budget.Store(DefaultSharedIndexBudget)
-		if x.shared == nil {
-			x.shared = map[string]*indexCache{}
-		}
-		x.shared[string(key)] = c
-	}
+func newIndexCache() *indexCache {
+	c := new(indexCache)
+	c.budget.Store(DefaultSharedIndexBudget)
 	return c
 }
 

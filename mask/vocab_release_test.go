@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -166,4 +167,42 @@ func TestSharedCacheCountsWhatItHolds(t *testing.T) {
 	assert.False(t, shared, "a failed classification is never shared")
 	assert.Len(t, c.m, 2)
 	assert.Equal(t, 2*size, c.bytes)
+}
+
+// TestStopTokenCopiesReleased: the classifications of a copy whose stop
+// tokens are ordinary tokens belong to that copy, and go with it. A server
+// that makes such a copy per request (a request's own stop strings) must
+// not keep a cache per copy for the trie's life.
+func TestStopTokenCopiesReleased(t *testing.T) {
+	base := freshGPT2(t)
+	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"a":{"type":"string"}}}`), jsonschema.Options{})
+	require.NoError(t, err)
+	var caches []weak.Pointer[indexCache]
+	func() {
+		bm := NewBitmask(1, base.Size())
+		for i := range 20 {
+			v, err := base.WithStopTokens([]int{1000 + i})
+			require.NoError(t, err)
+			c, err := Compile(g, v, Options{})
+			require.NoError(t, err)
+			require.NoError(t, c.NewMatcher().FillBitmask(bm, 0))
+			require.NotSame(t, c.voc.perTrie.shared, c.voc.shared, "a copy with an ordinary stop token has classifications of its own")
+			caches = append(caches, weak.Make(c.voc.shared))
+		}
+	}()
+	alive := func() int {
+		n := 0
+		for _, w := range caches {
+			if w.Value() != nil {
+				n++
+			}
+		}
+		return n
+	}
+	for i := 0; i < 100 && alive() > 0; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // cleanups run on their own goroutine
+	}
+	assert.Zero(t, alive(), "the classifications of unreachable copies are dropped")
+	runtime.KeepAlive(base)
 }
