@@ -74,7 +74,11 @@ func (t *Trie) Prefix(p []byte) (lo, hi int) {
 
 // Extends reports whether some token starts with p and goes on with a byte
 // of next, a set of bytes as 256 bits: byte b is bit b&63 of next[b>>6].
+// A nil next is the empty set.
 func (t *Trie) Extends(p []byte, next *[4]uint64) bool {
+	if next == nil {
+		return false
+	}
 	set := (*byteset.Set)(next)
 	s, lo, hi := &t.all, 0, t.Len()
 	switch {
@@ -84,7 +88,8 @@ func (t *Trie) Extends(p []byte, next *[4]uint64) bool {
 			return false
 		}
 		lo, hi = int(t.pairStart[int(p[0])<<8]), int(t.pairStart[int(p[0])<<8+256])
-	case int(t.byPair[int(p[0])<<8|int(p[1])]) <= len(p):
+	case t.byPair[int(p[0])<<8|int(p[1])] < 255 && int(t.byPair[int(p[0])<<8|int(p[1])]) <= len(p):
+		// No token with this pair is longer than p (255 means 255 or more).
 		return false
 	case len(p) >= longToken:
 		s, hi = &t.long, t.long.len()

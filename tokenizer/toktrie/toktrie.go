@@ -46,7 +46,7 @@ type sorted struct {
 
 func (s *sorted) len() int { return len(s.off) - 1 }
 
-func (s *sorted) at(i int) []byte { return s.data[s.off[i]:s.off[i+1]] }
+func (s *sorted) at(i int) []byte { return s.data[s.off[i]:s.off[i+1]:s.off[i+1]] }
 
 func (s *sorted) add(b []byte) {
 	if s.off == nil {
@@ -101,11 +101,13 @@ func (t *Trie) Len() int { return len(t.ids) }
 // MaxLen is the length of the longest token, in bytes.
 func (t *Trie) MaxLen() int { return t.maxLen }
 
-// IDs returns the token ids by sorted position. The slice is shared.
+// IDs returns the token ids by sorted position. The slice is shared by
+// every user of the trie: read it, never write it.
 func (t *Trie) IDs() []int32 { return t.ids }
 
 // Token returns the bytes of the token at sorted position i. The slice is
-// shared.
+// shared: read it, never write it. Its capacity ends with the token, so
+// appending to it copies.
 func (t *Trie) Token(i int) []byte { return t.all.at(i) }
 
 // LCP is how many leading bytes the token at sorted position i shares with
@@ -127,7 +129,8 @@ type Node int32
 
 // Node returns the node of depth d on the path of the token at sorted
 // position i, where it is first met: LCP(i) < d <= len(Token(i)). A walk in
-// sorted order meets every node first that way.
+// sorted order meets every node first that way. Outside those bounds the
+// result is meaningless (it is an index, not checked, on the walk's hot path).
 func (t *Trie) Node(i, d int) Node { return Node(int(t.base[i]) + d - int(t.lcp[i]) - 1) }
 
 // End returns the sorted position after the last token of n's subtree: n's

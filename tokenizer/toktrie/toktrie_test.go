@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -221,5 +222,31 @@ func TestEmpty(t *testing.T) {
 		all := [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 		assert.False(t, tr.Extends(nil, &all))
 		assert.False(t, tr.Extends([]byte("ab"), &all))
+	}
+}
+
+// Tokens of 255 bytes and more: the per-pair length table saturates at 255,
+// which must read "255 or more", not "at most 255".
+func TestLongTokens(t *testing.T) {
+	long := "ab" + strings.Repeat("x", 298)
+	toks := []string{"a", "ab", long, "abz"}
+	tr := toktrie.New(len(toks), func(id int) []byte { return []byte(toks[id]) })
+	var x [4]uint64
+	x['x'>>6] |= 1 << ('x' & 63)
+	for _, n := range []int{2, 100, 254, 255, 256, 260, 299} {
+		assert.True(t, tr.Extends([]byte(long[:n]), &x), "a %d-byte prefix of the 300-byte token goes on with x", n)
+	}
+	assert.False(t, tr.Extends([]byte(long), &x), "nothing goes on after the whole token")
+	assert.False(t, tr.Extends([]byte("ab"), nil), "a nil set is empty")
+}
+
+// Token's slices end at the token: appending to one cannot overwrite the
+// next token's bytes, which every grammar of the vocabulary reads.
+func TestTokenAppendCopies(t *testing.T) {
+	toks := []string{"aa", "ab", "ac"}
+	tr := toktrie.New(len(toks), func(id int) []byte { return []byte(toks[id]) })
+	_ = append(tr.Token(0), 'Z', 'Z')
+	for i := range tr.Len() {
+		assert.Equal(t, toks[tr.IDs()[i]], string(tr.Token(i)))
 	}
 }
