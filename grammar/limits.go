@@ -46,6 +46,10 @@ type Limits struct {
 	// Alternatives bounds the branches of one subschema after anyOf and
 	// oneOf are distributed.
 	Alternatives int
+	// AnyOrderRequired bounds the required properties of one object that
+	// jsonschema.OrderAny tracks exactly; the grammar needs 2^n rules for n
+	// of them, so this stays small.
+	AnyOrderRequired int
 
 	// Grammar and automata.
 
@@ -97,6 +101,7 @@ var DefaultLimits = Limits{
 	Enum:               10000,
 	Repeat:             1 << 20,
 	Alternatives:       1024,
+	AnyOrderRequired:   6,
 	Rules:              20000,
 	ExprNodes:          4 << 20,
 	PatternStates:      4000,
@@ -130,6 +135,7 @@ func (l Limits) WithDefaults() Limits {
 	def(&l.Enum, d.Enum)
 	def(&l.Repeat, d.Repeat)
 	def(&l.Alternatives, d.Alternatives)
+	def(&l.AnyOrderRequired, d.AnyOrderRequired)
 	def(&l.Rules, d.Rules)
 	def(&l.ExprNodes, d.ExprNodes)
 	def(&l.PatternStates, d.PatternStates)

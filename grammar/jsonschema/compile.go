@@ -17,7 +17,7 @@ const (
 	// them (merged subschemas of allOf in their order); other keys follow them.
 	OrderDeclared PropertyOrder = iota
 	// OrderAny accepts declared properties in any order. Required properties
-	// are tracked exactly up to Options.MaxAnyOrderRequired of them.
+	// are tracked exactly up to Limits.AnyOrderRequired of them.
 	OrderAny
 )
 
@@ -49,7 +49,9 @@ type Options struct {
 	// Whitespace is the whitespace mode; WhitespacePattern uses WhitespacePattern.
 	Whitespace        Whitespace
 	WhitespacePattern string
-	// MaxIndent bounds the run of spaces and tabs in WhitespaceFlexible mode (default 40).
+	// MaxIndent bounds the run of spaces and tabs in WhitespaceFlexible mode
+	// (default 40); above Limits.Repeat it is an error wrapping
+	// grammar.ErrLimit.
 	MaxIndent int
 	// DefaultDraft is the draft assumed when $schema is absent: 4, 6, 7, 2019
 	// or 2020 (default 2020).
@@ -59,15 +61,10 @@ type Options struct {
 	// compile's context: a loader that does I/O should stop when it is done.
 	LoadRef func(ctx context.Context, uri string) ([]byte, error)
 
-	// MaxAnyOrderRequired bounds the required properties OrderAny tracks
-	// exactly (default 6); an object with more is an error wrapping
-	// grammar.ErrLimit.
-	MaxAnyOrderRequired int
-
 	// Limits bounds the work of one compilation; a zero field means its
 	// default from grammar.DefaultLimits. The front-end reads SchemaBytes,
 	// SchemaStringBytes, SchemaKeyBytes, SchemaNumberDigits, SchemaDepth,
-	// SchemaNodes, SchemaDocuments, Enum, Repeat, Alternatives, Rules,
+	// SchemaNodes, SchemaDocuments, Enum, Repeat, Alternatives, AnyOrderRequired, Rules,
 	// ExprNodes, RegexBytes and PatternStates. Crossing one is an error
 	// wrapping grammar.ErrLimit that names the field; crossing
 	// PatternStates wraps grammar.ErrUnsupported too, and in Lenient mode
@@ -83,7 +80,6 @@ func (o *Options) setDefaults() {
 	}
 	def(&o.MaxIndent, 40)
 	def(&o.DefaultDraft, 2020)
-	def(&o.MaxAnyOrderRequired, 6)
 	o.Limits = o.Limits.WithDefaults()
 }
 
@@ -130,6 +126,10 @@ func CompileContext(ctx context.Context, schema []byte, opts Options) (*grammar.
 	if err := ctx.Err(); err != nil {
 		return nil, nil, &grammar.Error{Source: "jsonschema", Msg: "compilation stopped: " + err.Error(), Err: err}
 	}
+	if opts.MaxIndent > opts.Limits.Repeat {
+		return nil, nil, &grammar.Error{Source: "jsonschema", Err: grammar.ErrLimit,
+			Msg: fmt.Sprintf("Options.MaxIndent (%d) is above Limits.Repeat (%d)", opts.MaxIndent, opts.Limits.Repeat)}
+	}
 	c := newCompiler(ctx, opts)
 	g, err := c.compile(schema)
 	if err != nil {
@@ -138,7 +138,7 @@ func CompileContext(ctx context.Context, schema []byte, opts Options) (*grammar.
 	return g, c.warnings, nil
 }
 
-// newSchemaCompiler returns the state of one compilation under ctx; opts
+// newCompiler returns the state of one compilation under ctx; opts
 // have their defaults set.
 func newCompiler(ctx context.Context, opts Options) *compiler {
 	c := &compiler{

@@ -294,6 +294,30 @@ func TestJSONSchemaLimits(t *testing.T) {
 
 	_, _, err = jsonschema.Compile([]byte(`{"maximum":1e100000}`), jsonschema.Options{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
+
+	// Properties in any order cost 2^n rules for n required ones: raising
+	// AnyOrderRequired does not let 34 (or 64) of them allocate 2^34 rules.
+	for _, n := range []int{7, 34, 64} {
+		var req []string
+		for i := range n {
+			req = append(req, fmt.Sprintf(`"p%d"`, i))
+		}
+		schema := fmt.Sprintf(`{"type":"object","required":[%s]}`, strings.Join(req, ","))
+		_, _, err = jsonschema.Compile([]byte(schema), jsonschema.Options{Order: jsonschema.OrderAny})
+		require.ErrorIs(t, err, grammar.ErrLimit)
+		assert.Contains(t, err.Error(), "Limits.AnyOrderRequired (6)")
+		_, _, err = jsonschema.Compile([]byte(schema), jsonschema.Options{Order: jsonschema.OrderAny, Limits: grammar.Limits{AnyOrderRequired: 64}})
+		if n == 7 {
+			require.NoError(t, err, "2^7 rules are within Limits.Rules")
+			continue
+		}
+		require.ErrorIs(t, err, grammar.ErrLimit)
+		assert.Contains(t, err.Error(), "Limits.Rules")
+	}
+
+	_, _, err = jsonschema.Compile([]byte(`{}`), jsonschema.Options{MaxIndent: 1 << 30})
+	require.ErrorIs(t, err, grammar.ErrLimit)
+	assert.Contains(t, err.Error(), "Limits.Repeat")
 }
 
 func FuzzCompile(f *testing.F) {

@@ -616,8 +616,11 @@ func (c *compiler) objectAnyOrder(s *schema, items []objItem, extra *grammar.Exp
 			opt = append(opt, it.kv)
 		}
 	}
-	if len(req) > c.opts.MaxAnyOrderRequired {
-		return nil, c.limitf(s.ptr, "required", "%d required properties in any order, more than Options.MaxAnyOrderRequired (%d)", len(req), c.opts.MaxAnyOrderRequired)
+	if len(req) > c.opts.Limits.AnyOrderRequired {
+		return nil, c.limitf(s.ptr, "required", "%d required properties in any order, more than Limits.AnyOrderRequired (%d)", len(req), c.opts.Limits.AnyOrderRequired)
+	}
+	if len(req) > 20 || 1<<len(req) > c.opts.Limits.Rules {
+		return nil, c.limitf(s.ptr, "required", "%d required properties in any order need %d rules, more than Limits.Rules (%d)", len(req), 1<<min(len(req), 62), c.opts.Limits.Rules)
 	}
 	free := c.or(append(append([]*grammar.Expr(nil), opt...), extra)...)
 	full := 1<<len(req) - 1
