@@ -543,24 +543,24 @@ func TestParseGBNFErrorValues(t *testing.T) {
 }
 
 func TestParseGBNFLimits(t *testing.T) {
-	big := "root ::= \"" + strings.Repeat("a", grammar.DefaultLimits.GBNFBytes) + "\""
+	big := "root ::= \"" + strings.Repeat("a", grammar.DefaultLimits().GBNFBytes) + "\""
 	_, err := grammar.ParseGBNF(big, "", grammar.Limits{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
-	ok := "root ::= \"" + strings.Repeat("a", grammar.DefaultLimits.GBNFBytes-11) + "\""
-	require.Len(t, ok, grammar.DefaultLimits.GBNFBytes)
+	ok := "root ::= \"" + strings.Repeat("a", grammar.DefaultLimits().GBNFBytes-11) + "\""
+	require.Len(t, ok, grammar.DefaultLimits().GBNFBytes)
 	_, err = grammar.ParseGBNF(ok, "", grammar.Limits{})
 	assert.NoError(t, err)
 
-	deep := "root ::= " + strings.Repeat("(", grammar.DefaultLimits.GBNFDepth+1) + `"a"` + strings.Repeat(")", grammar.DefaultLimits.GBNFDepth+1)
+	deep := "root ::= " + strings.Repeat("(", grammar.DefaultLimits().GBNFDepth+1) + `"a"` + strings.Repeat(")", grammar.DefaultLimits().GBNFDepth+1)
 	_, err = grammar.ParseGBNF(deep, "", grammar.Limits{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 
-	fine := "root ::= " + strings.Repeat("(", grammar.DefaultLimits.GBNFDepth) + `"a"` + strings.Repeat(")", grammar.DefaultLimits.GBNFDepth)
+	fine := "root ::= " + strings.Repeat("(", grammar.DefaultLimits().GBNFDepth) + `"a"` + strings.Repeat(")", grammar.DefaultLimits().GBNFDepth)
 	_, err = grammar.ParseGBNF(fine, "", grammar.Limits{})
 	assert.NoError(t, err)
 
-	stacked := `root ::= "a"` + strings.Repeat("?", grammar.DefaultLimits.GBNFDepth+1)
+	stacked := `root ::= "a"` + strings.Repeat("?", grammar.DefaultLimits().GBNFDepth+1)
 	_, err = grammar.ParseGBNF(stacked, "", grammar.Limits{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 

@@ -83,10 +83,14 @@ type Limits struct {
 	WalkStates int
 }
 
-// DefaultLimits holds the default of every field of Limits. It is generous
+// DefaultLimits returns the default of every field of Limits. It is generous
 // for real grammars (the largest MaskBench schema uses a small fraction of
 // each) and small enough that no single request can exhaust a server.
-var DefaultLimits = Limits{
+func DefaultLimits() Limits { return defaultLimits }
+
+// defaultLimits is unexported so that no importer can change the process's
+// defaults.
+var defaultLimits = Limits{
 	GBNFBytes:          1 << 20,
 	GBNFRepeat:         10000,
 	GBNFDepth:          500,
@@ -113,14 +117,14 @@ var DefaultLimits = Limits{
 }
 
 // WithDefaults returns l with every zero or negative field replaced by its
-// default from DefaultLimits.
+// default from DefaultLimits().
 func (l Limits) WithDefaults() Limits {
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
 		}
 	}
-	d := DefaultLimits
+	d := defaultLimits
 	def(&l.GBNFBytes, d.GBNFBytes)
 	def(&l.GBNFRepeat, d.GBNFRepeat)
 	def(&l.GBNFDepth, d.GBNFDepth)

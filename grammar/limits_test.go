@@ -9,7 +9,7 @@ import (
 // fill each one: a field added without a default would silently mean "no
 // limit" or "nothing allowed".
 func TestLimitsDefaults(t *testing.T) {
-	d := reflect.ValueOf(DefaultLimits)
+	d := reflect.ValueOf(DefaultLimits())
 	got := reflect.ValueOf(Limits{}.WithDefaults())
 	for i := range d.NumField() {
 		name := d.Type().Field(i).Name
@@ -21,7 +21,7 @@ func TestLimitsDefaults(t *testing.T) {
 		}
 	}
 	custom := Limits{StepWork: 7, Rules: -1}.WithDefaults()
-	if custom.StepWork != 7 || custom.Rules != DefaultLimits.Rules {
-		t.Errorf("WithDefaults kept StepWork=%d Rules=%d, want 7 and %d", custom.StepWork, custom.Rules, DefaultLimits.Rules)
+	if custom.StepWork != 7 || custom.Rules != DefaultLimits().Rules {
+		t.Errorf("WithDefaults kept StepWork=%d Rules=%d, want 7 and %d", custom.StepWork, custom.Rules, DefaultLimits().Rules)
 	}
 }

@@ -318,7 +318,7 @@ func TestParseRegexErrorKinds(t *testing.T) {
 		var se *syntax.Error
 		assert.ErrorAs(t, err, &se, "%q: the regexp/syntax error is kept", p)
 	}
-	_, err := grammar.ParseRegex(strings.Repeat("a", grammar.DefaultLimits.RegexBytes+1), grammar.Limits{})
+	_, err := grammar.ParseRegex(strings.Repeat("a", grammar.DefaultLimits().RegexBytes+1), grammar.Limits{})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 	_, err = grammar.FromRegex("abcdef", grammar.Limits{RegexBytes: 5})
 	assert.ErrorIs(t, err, grammar.ErrLimit)
@@ -427,7 +427,7 @@ func FuzzParseRegex(f *testing.F) {
 		if err != nil {
 			require.Nil(t, re)
 			checkRegexError(t, pattern, err)
-			if len(pattern) <= grammar.DefaultLimits.RegexBytes {
+			if len(pattern) <= grammar.DefaultLimits().RegexBytes {
 				require.Error(t, goErr, "%q: ParseRegex rejects what regexp/syntax accepts: %v", pattern, err)
 			}
 			return

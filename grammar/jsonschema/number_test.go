@@ -105,7 +105,7 @@ func TestJSONSchemaDecimalRanges(t *testing.T) {
 func TestJSONSchemaMultipleOfAutomaton(t *testing.T) {
 	for _, m := range []string{"1", "2", "3", "7", "11", "0.01", "0.25", "2.5", "1.5", "0.1"} {
 		mr, _ := new(big.Rat).SetString(m)
-		d, err := multipleDFA(mr, grammar.DefaultLimits.PatternStates)
+		d, err := multipleDFA(mr, grammar.DefaultLimits().PatternStates)
 		require.NoError(t, err, m)
 		for x := -300; x <= 300; x++ {
 			for _, scale := range []int64{1, 10, 100, 1000} {

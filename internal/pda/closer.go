@@ -58,7 +58,7 @@ func (s *closer) init(p *Program) {
 func (s *closer) setLimit(p *Program) {
 	s.maxWork = p.lim.StepWork
 	if s.maxWork <= 0 {
-		s.maxWork = grammar.DefaultLimits.StepWork
+		s.maxWork = grammar.DefaultLimits().StepWork
 	}
 }
 
