@@ -72,7 +72,7 @@ func JSON() Spec { return Spec{Kind: KindJSON} }
 func Choice(options ...string) Spec { return Spec{Kind: KindChoice, Choices: options} }
 
 // ErrSpec reports a Spec that cannot be compiled as given: an unknown kind,
-// or a schema spec carrying its own LoadRef.
+// or a schema spec carrying its own LoadRef or Limits.
 var ErrSpec = errors.New("rein: bad grammar spec")
 
 // key returns the cache key of s: kind, options and source, unambiguously.

@@ -52,7 +52,8 @@ func (d *DFA) ComputeForced() {
 // read along its chain of forced successors (a node's forced successor is
 // the one node it can go on to, by one byte value). Nodes on one chain share
 // the suffixes of one string, so the table holds each chain once. DFA
-// builds it for ForcedBytes; package pda builds it over its linked rules.
+// builds it for ForcedBytes; rein's pushdown automaton (internal/pda)
+// builds it over its linked rules.
 type Paths struct{ t forcedTable }
 
 // Bytes returns node s's path, nil when s is out of range. The slice is

@@ -2,6 +2,7 @@ package pda_test
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -106,4 +107,36 @@ func TestStateRollbackCloneReset(t *testing.T) {
 	c.Reset()
 	assert.Equal(t, 0, c.Depth())
 	assert.Equal(t, "ab", string(c.Forced(nil, 10)))
+}
+
+// A zero or nil Program, and a zero State, refuse everything and say why;
+// nothing panics. Forced leaves Err as it was.
+func TestZeroValuesDoNotPanic(t *testing.T) {
+	for name, st := range map[string]*pda.State{"nil program": pda.NewState(nil), "zero program": pda.NewState(&pda.Program{}), "zero state": {}} {
+		t.Run(name, func(t *testing.T) {
+			assert.False(t, st.Advance('a'))
+			assert.False(t, st.AdvanceBytes([]byte("ab")))
+			assert.Error(t, st.Err())
+			assert.False(t, st.CanEnd())
+			assert.Equal(t, math.MaxInt32, st.BytesToEnd())
+			assert.Zero(t, st.Depth())
+			assert.Zero(t, st.NextBytes().Len())
+			assert.Empty(t, st.Forced(nil, 8))
+			st.Rollback(3)
+			st.Reset()
+			assert.False(t, st.Clone().Advance('a'))
+		})
+	}
+	var p *pda.Program
+	assert.Zero(t, p.NumNodes())
+	assert.Zero(t, p.MemoryBytes())
+
+	g, err := grammar.ParseGBNF(`root ::= "abc" [0-9]`, "root", grammar.Limits{})
+	require.NoError(t, err)
+	prog, err := pda.Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	st := pda.NewState(prog)
+	assert.Equal(t, "abc", string(st.Forced(nil, 8)))
+	assert.NoError(t, st.Err(), "Forced leaves Err as it was")
+	assert.Zero(t, st.Depth(), "Forced leaves the state as it was")
 }

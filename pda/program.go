@@ -25,6 +25,10 @@ var ErrStepLimit = pda.ErrStepLimit
 // errNoGrammar reports a nil grammar given to Compile.
 var errNoGrammar = errors.New("pda: nil grammar")
 
+// errNoProgram is the Err of a State made from a nil or zero Program, or a
+// zero State: one that refuses every byte.
+var errNoProgram = errors.New("pda: nil or zero Program or State (make one with Compile and NewState)")
+
 // Program is a grammar compiled into a pushdown automaton. It is immutable
 // and safe for concurrent use by any number of States.
 type Program struct {
@@ -57,7 +61,17 @@ func CompileContext(ctx context.Context, g *grammar.Grammar, lim grammar.Limits)
 
 // NumNodes is the number of automaton states of all rules together, the
 // figure grammar.Limits.TotalStates bounds.
-func (p *Program) NumNodes() int { return p.p.NumNodes() }
+func (p *Program) NumNodes() int {
+	if p == nil || p.p == nil {
+		return 0
+	}
+	return p.p.NumNodes()
+}
 
 // MemoryBytes estimates the memory the program's tables take.
-func (p *Program) MemoryBytes() int { return p.p.MemoryBytes() }
+func (p *Program) MemoryBytes() int {
+	if p == nil || p.p == nil {
+		return 0
+	}
+	return p.p.MemoryBytes()
+}

@@ -15,13 +15,6 @@ func (s *Set) Has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
 // Add puts b in the set.
 func (s *Set) Add(b byte) { s[b>>6] |= 1 << (b & 63) }
 
-// AddRange puts every byte from lo to hi, both included, in the set.
-func (s *Set) AddRange(lo, hi byte) {
-	for b := int(lo); b <= int(hi); b++ {
-		s.Add(byte(b))
-	}
-}
-
 // Union adds every byte of o to the set.
 func (s *Set) Union(o *Set) {
 	s[0] |= o[0]
@@ -29,14 +22,6 @@ func (s *Set) Union(o *Set) {
 	s[2] |= o[2]
 	s[3] |= o[3]
 }
-
-// Intersects reports whether the two sets share a byte.
-func (s *Set) Intersects(o *Set) bool {
-	return s[0]&o[0]|s[1]&o[1]|s[2]&o[2]|s[3]&o[3] != 0
-}
-
-// Empty reports whether the set holds no byte.
-func (s *Set) Empty() bool { return s[0]|s[1]|s[2]|s[3] == 0 }
 
 // Len is the number of bytes in the set.
 func (s *Set) Len() int {

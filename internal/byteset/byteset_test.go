@@ -23,8 +23,8 @@ func TestSetMatchesBoolArray(t *testing.T) {
 				want[c] = true
 			}
 			for _, r := range tt.ranges {
-				s.AddRange(r[0], r[1])
 				for c := int(r[0]); c <= int(r[1]); c++ {
+					s.Add(byte(c))
 					want[c] = true
 				}
 			}
@@ -32,7 +32,7 @@ func TestSetMatchesBoolArray(t *testing.T) {
 				o.Add(c)
 				other[c] = true
 			}
-			n, first, meet := 0, -1, false
+			n, first := 0, -1
 			for c := range 256 {
 				if s.Has(byte(c)) != want[c] {
 					t.Fatalf("Has(%d) = %v, want %v", c, s.Has(byte(c)), want[c])
@@ -42,11 +42,10 @@ func TestSetMatchesBoolArray(t *testing.T) {
 					if first < 0 {
 						first = c
 					}
-					meet = meet || other[c]
 				}
 			}
-			if s.Len() != n || s.Empty() != (n == 0) || s.Intersects(&o) != meet {
-				t.Fatalf("Len %d Empty %v Intersects %v, want %d %v %v", s.Len(), s.Empty(), s.Intersects(&o), n, n == 0, meet)
+			if s.Len() != n {
+				t.Fatalf("Len %d, want %d", s.Len(), n)
 			}
 			if b, ok := s.First(); ok != (first >= 0) || (ok && int(b) != first) {
 				t.Fatalf("First = %d, %v, want %d", b, ok, first)
