@@ -1,7 +1,6 @@
 package jsonschema
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"regexp/syntax"
@@ -59,6 +58,11 @@ func automatonErr(err error) error {
 // mode; in Lenient mode a warning, and errIgnore (the constraint is
 // dropped).
 func (c *compiler) automatonTooLarge(ptr, kw, what string, err error) error {
+	if c.ctx.Err() != nil {
+		// The automaton stopped because the compile did: say that, not
+		// that the constraint is too large (which Lenient mode would drop).
+		return c.stopped()
+	}
 	msg := fmt.Sprintf("%s needs too large an expression", what)
 	if errors.Is(err, errPatternStates) {
 		msg = fmt.Sprintf("%s needs more automaton states than Limits.PatternStates (%d)", what, c.patternStates())
@@ -72,7 +76,10 @@ func (c *compiler) automatonTooLarge(ptr, kw, what string, err error) error {
 
 // regexDFA builds the automaton of a regex with no anchors left.
 func (c *compiler) regexDFA(re *syntax.Regexp) (*fsm.RuneDFA, error) {
-	d, err := fsm.RuneRegexp(context.Background(), re, c.patternStates())
+	d, err := fsm.RuneRegexp(c.ctx, re, c.patternStates())
+	if err != nil && c.ctx.Err() != nil {
+		return nil, c.stopped()
+	}
 	return d, automatonErr(err)
 }
 
@@ -128,7 +135,10 @@ func (c *compiler) intersect(d, e *fsm.RuneDFA) (*fsm.RuneDFA, error) {
 	if d.NumStates()*e.NumStates() > 16*limit {
 		return nil, errPatternStates
 	}
-	r, err := d.Intersect(context.Background(), e, limit)
+	r, err := d.Intersect(c.ctx, e, limit)
+	if err != nil && c.ctx.Err() != nil {
+		return nil, c.stopped()
+	}
 	return r, automatonErr(err)
 }
 
@@ -169,8 +179,7 @@ func (c *compiler) dfaExprWithin(d *fsm.RuneDFA, limit, maxWork int) (e *grammar
 	})
 	if err != nil {
 		if c.ctx.Err() != nil {
-			c.work = checkEvery
-			return nil, c.tick(0)
+			return nil, c.stopped()
 		}
 		// Every automaton here is within Limits.PatternStates: what
 		// elimination refuses is the size of the expression.

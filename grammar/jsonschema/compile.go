@@ -522,6 +522,13 @@ func (c *compiler) tick(n int) error {
 	return nil
 }
 
+// stopped is the error of a compile whose context has ended (the caller
+// has seen ctx.Err() != nil), as tick reports it.
+func (c *compiler) stopped() error {
+	c.work = checkEvery
+	return c.tick(0)
+}
+
 // Expression helpers that propagate nil as "matches nothing" and count size.
 
 func (c *compiler) count(n int) error {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/ctxtest"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/oracle"
 )
@@ -312,4 +313,31 @@ func TestJSONSchemaDynamicRefLoadedLater(t *testing.T) {
 	_, warns, err := jsonschema.Compile([]byte(schema), jsonschema.Options{LoadRef: load, Lenient: true})
 	require.NoError(t, err)
 	assert.NotEmpty(t, warns)
+}
+
+// TestJSONSchemaContextInAutomata: a compile cancelled while it builds a
+// string automaton (pattern ∩ length ∩ not pattern) stops with the
+// cancellation, never with "too large" (which Lenient mode would turn into
+// a dropped constraint and a grammar that accepts too much). Every point of
+// cancellation is tried, from the first check of the context to the last.
+func TestJSONSchemaContextInAutomata(t *testing.T) {
+	schema := []byte(`{"type":"string","pattern":"^[a-z]+@[a-z]+$","minLength":3,"maxLength":20,"not":{"pattern":"^a"}}`)
+	for _, lenient := range []bool{false, true} {
+		full := ctxtest.NewCountdown(1 << 62)
+		_, _, err := jsonschema.CompileContext(full, schema, jsonschema.Options{Lenient: lenient})
+		require.NoError(t, err)
+		require.Greater(t, full.Calls(), int64(2), "the compile checks its context")
+		for n := int64(1); n <= full.Calls(); n++ {
+			g, warnings, err := jsonschema.CompileContext(ctxtest.NewCountdown(n), schema, jsonschema.Options{Lenient: lenient})
+			if err == nil {
+				require.NotNil(t, g)
+				continue
+			}
+			require.ErrorIs(t, err, context.Canceled, "cancelled at check %d (lenient %v)", n, lenient)
+			require.NotErrorIs(t, err, grammar.ErrUnsupported, "cancelled at check %d (lenient %v)", n, lenient)
+			require.Empty(t, warnings, "cancelled at check %d (lenient %v): no constraint dropped", n, lenient)
+			var ge *grammar.Error
+			require.ErrorAs(t, err, &ge)
+		}
+	}
 }
