@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/fuzzcheck"
 	"github.com/reinlm/rein/pda"
 )
 
@@ -35,7 +36,7 @@ func FuzzChoice(f *testing.F) {
 			return
 		}
 		require.NoError(t, g.Validate())
-		p := checkCompiles(t, joined, g)
+		p := fuzzcheck.Compiles(t, joined, g)
 		if p == nil {
 			return
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/ctxtest"
 	"github.com/reinlm/rein/internal/datadir"
+	"github.com/reinlm/rein/internal/fuzzcheck"
 )
 
 func init() {
@@ -659,7 +660,7 @@ func FuzzParseGBNF(f *testing.F) {
 		slices.Sort(want)
 		slices.Sort(got)
 		require.Equal(t, want, got, "%q: printed grammar reads back differently", src)
-		checkCompiles(t, src, g)
+		fuzzcheck.Compiles(t, src, g)
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/fuzzcheck"
 	"github.com/reinlm/rein/internal/oracle"
 	"github.com/reinlm/rein/pda"
 )
@@ -442,7 +443,7 @@ func FuzzParseRegex(f *testing.F) {
 		}
 		require.NoError(t, g.Validate())
 		assertNoCapturesOrAssertions(t, pattern, g.Rules[0].Body.Regexp)
-		p := checkCompiles(t, pattern, g)
+		p := fuzzcheck.Compiles(t, pattern, g)
 		if p == nil || len(pattern) > 200 || strings.Contains(pattern, `\Q`) {
 			return
 		}

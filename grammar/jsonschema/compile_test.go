@@ -14,6 +14,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/fuzzcheck"
 	"github.com/reinlm/rein/internal/oracle"
 )
 
@@ -343,7 +344,7 @@ func FuzzCompile(f *testing.F) {
 			for _, w := range warnings {
 				require.True(t, w.Pointer == "" || strings.HasPrefix(w.Pointer, "/"), "%q: warning pointer %q", schema, w.Pointer)
 			}
-			checkCompiles(t, string(schema), g)
+			fuzzcheck.Compiles(t, string(schema), g)
 		}
 	})
 }
