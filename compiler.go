@@ -130,7 +130,7 @@ func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(con
 	case KindJSON:
 		return grammar.JSON(), nil, nil
 	case KindChoice:
-		g, err := grammar.Choice(s.Choices)
+		g, err := grammar.Choice(s.Choices, lim)
 		return g, nil, err
 	}
 	return nil, nil, fmt.Errorf("%w: unknown kind %d", ErrSpec, s.Kind)

@@ -662,6 +662,7 @@ func TestCompilerLimits(t *testing.T) {
 		{"gbnf source", grammar.Limits{GBNFBytes: 8}, rein.GBNF(`root ::= "abcdef"`, ""), "Limits.GBNFBytes"},
 		{"schema depth", grammar.Limits{SchemaDepth: 2}, rein.JSONSchema(`{"items":{"items":{"items":{"type":"integer"}}}}`), "Limits.SchemaDepth"},
 		{"schema enum", grammar.Limits{Enum: 2}, rein.JSONSchema(`{"enum":[1,2,3]}`), "Limits.Enum"},
+		{"choice", grammar.Limits{ChoiceBytes: 5}, rein.Choice("abc", "def"), "Limits.ChoiceBytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

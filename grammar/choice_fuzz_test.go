@@ -27,7 +27,7 @@ func FuzzChoice(f *testing.F) {
 		if len(options) > 64 {
 			return
 		}
-		g, err := grammar.Choice(options)
+		g, err := grammar.Choice(options, grammar.Limits{})
 		if err != nil {
 			require.Nil(t, g)
 			var e *grammar.Error

@@ -25,7 +25,7 @@ func TestChoice(t *testing.T) {
 		{[]string{"a", "ab", "abc"}, `root ::= ("a" | "ab" | "abc")` + "\n"},
 	}
 	for _, tc := range tests {
-		g, err := grammar.Choice(tc.options)
+		g, err := grammar.Choice(tc.options, grammar.Limits{})
 		require.NoError(t, err, "%q", tc.options)
 		require.NoError(t, g.Validate())
 		assert.Equal(t, tc.want, g.String(), "%q", tc.options)
@@ -35,7 +35,7 @@ func TestChoice(t *testing.T) {
 
 func TestChoiceErrors(t *testing.T) {
 	for _, options := range [][]string{nil, {}} {
-		g, err := grammar.Choice(options)
+		g, err := grammar.Choice(options, grammar.Limits{})
 		assert.Nil(t, g)
 		assert.EqualError(t, err, "choice: no options to choose from")
 		var e *grammar.Error
@@ -45,7 +45,7 @@ func TestChoiceErrors(t *testing.T) {
 
 func TestChoiceAccepts(t *testing.T) {
 	options := []string{"red", "green", "gr", "", "blue\n", "é"}
-	g, err := grammar.Choice(options)
+	g, err := grammar.Choice(options, grammar.Limits{})
 	require.NoError(t, err)
 	for _, s := range options {
 		ok, err := oracle.Accepts(g, []byte(s))
@@ -56,5 +56,28 @@ func TestChoiceAccepts(t *testing.T) {
 		ok, err := oracle.Accepts(g, []byte(s))
 		require.NoError(t, err)
 		assert.False(t, ok, "%q", s)
+	}
+}
+
+// A choice list is a client's input too: its count and its bytes are bounded
+// by Limits, each crossing an error wrapping ErrLimit that names the field.
+func TestChoiceLimits(t *testing.T) {
+	tests := []struct {
+		name    string
+		options []string
+		lim     grammar.Limits
+		field   string
+	}{
+		{"count", []string{"a", "b", "c"}, grammar.Limits{Enum: 2}, "Limits.Enum"},
+		{"bytes", []string{"abc", "def"}, grammar.Limits{ChoiceBytes: 5}, "Limits.ChoiceBytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := grammar.Choice(tt.options, grammar.Limits{})
+			require.NoError(t, err, "within the defaults")
+			_, err = grammar.Choice(tt.options, tt.lim)
+			require.ErrorIs(t, err, grammar.ErrLimit)
+			assert.Contains(t, err.Error(), tt.field)
+		})
 	}
 }

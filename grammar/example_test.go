@@ -75,7 +75,7 @@ func ExampleJSON() {
 }
 
 func ExampleChoice() {
-	g, err := grammar.Choice([]string{"positive", "negative", "neutral"})
+	g, err := grammar.Choice([]string{"positive", "negative", "neutral"}, grammar.Limits{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -39,8 +39,11 @@ type Limits struct {
 	SchemaNodes int
 	// SchemaDocuments bounds the remote documents loaded through a loader.
 	SchemaDocuments int
-	// Enum bounds the values of one enum.
+	// Enum bounds the values of one enum, and the options of one choice
+	// list.
 	Enum int
+	// ChoiceBytes bounds the bytes of all the options of one choice list.
+	ChoiceBytes int
 	// Repeat bounds a bounded count such as maxLength or maxItems.
 	Repeat int
 	// Alternatives bounds the branches of one subschema after anyOf and
@@ -103,6 +106,7 @@ var defaultLimits = Limits{
 	SchemaNodes:        1 << 20,
 	SchemaDocuments:    64,
 	Enum:               10000,
+	ChoiceBytes:        1 << 20,
 	Repeat:             1 << 20,
 	Alternatives:       1024,
 	AnyOrderRequired:   6,
@@ -137,6 +141,7 @@ func (l Limits) WithDefaults() Limits {
 	def(&l.SchemaNodes, d.SchemaNodes)
 	def(&l.SchemaDocuments, d.SchemaDocuments)
 	def(&l.Enum, d.Enum)
+	def(&l.ChoiceBytes, d.ChoiceBytes)
 	def(&l.Repeat, d.Repeat)
 	def(&l.Alternatives, d.Alternatives)
 	def(&l.AnyOrderRequired, d.AnyOrderRequired)

@@ -410,7 +410,7 @@ func ExampleBatchFiller() {
 	if err != nil {
 		panic(err)
 	}
-	g, err := grammar.Choice([]string{"yes", "no"})
+	g, err := grammar.Choice([]string{"yes", "no"}, grammar.Limits{})
 	if err != nil {
 		panic(err)
 	}

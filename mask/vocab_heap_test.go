@@ -21,7 +21,7 @@ func BenchmarkLogitWidthCopiesHeap(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := grammar.Choice([]string{"yes", "no"})
+	g, err := grammar.Choice([]string{"yes", "no"}, grammar.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}

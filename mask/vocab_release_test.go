@@ -34,7 +34,7 @@ func freshGPT2(t *testing.T) *tokenizer.Vocab {
 // WithLogitWidth copies of GPT-2, each with a grammar and a mask, used to
 // keep ten indexes.
 func TestVocabIndexReleased(t *testing.T) {
-	g, err := grammar.Choice([]string{"yes", "no"})
+	g, err := grammar.Choice([]string{"yes", "no"}, grammar.Limits{})
 	require.NoError(t, err)
 	before := countTrieIndexes()
 	func() {
