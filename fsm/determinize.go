@@ -368,7 +368,7 @@ func (b *subsetBuilder) state(seeds []int32) (int32, error) {
 	d := b.dfa
 	s := int32(len(d.Final))
 	if int(s) >= b.max {
-		return -1, fmt.Errorf("%w: more than %d DFA states", ErrTooLarge, b.max)
+		return -1, fmt.Errorf("%w: more than %d DFA states", ErrTooManyStates, b.max)
 	}
 	if len(b.setData)+len(set) > maxSetData {
 		return -1, fmt.Errorf("%w: DFA states hold more than %d NFA states in all", ErrTooLarge, maxSetData)

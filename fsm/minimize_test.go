@@ -151,6 +151,7 @@ func TestDeterminizeTooLarge(t *testing.T) {
 	// The DFA of "the 21st byte from the end is a" needs 2^21 states.
 	d, err := determinize(`(a|b)*a(a|b){20}`, 1000)
 	require.ErrorIs(t, err, ErrTooLarge)
+	require.ErrorIs(t, err, ErrTooManyStates, "the caller's bound, not a fixed one")
 	assert.Nil(t, d)
 	assert.Contains(t, err.Error(), "more than 1000 DFA states")
 

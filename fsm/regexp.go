@@ -65,7 +65,7 @@ var (
 func (c *regexpCompiler) compile(re *syntax.Regexp, from, to int32, atStart, atEnd bool) error {
 	n := c.n
 	if n.NumStates() > c.limit {
-		return fmt.Errorf("%w: regexp expands to more than %d NFA states", ErrTooLarge, c.limit)
+		return fmt.Errorf("%w: regexp expands to more than %d NFA states", ErrTooManyStates, c.limit)
 	}
 	switch re.Op {
 	case syntax.OpNoMatch:

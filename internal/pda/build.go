@@ -135,13 +135,17 @@ func compileRule(ctx context.Context, body *grammar.Expr, lim grammar.Limits) (*
 }
 
 // limitError makes an fsm.ErrTooLarge from building a rule wrap
-// grammar.ErrLimit too, naming the field of grammar.Limits that bounded it;
-// other errors are returned as they are.
+// grammar.ErrLimit too: one past the state bound names the field of
+// grammar.Limits that set it, one past fsm's own fixed work bounds says so.
+// Other errors are returned as they are.
 func limitError(err error, field string, value int) error {
-	if !errors.Is(err, fsm.ErrTooLarge) || errors.Is(err, grammar.ErrLimit) {
+	switch {
+	case !errors.Is(err, fsm.ErrTooLarge) || errors.Is(err, grammar.ErrLimit):
 		return err
+	case errors.Is(err, fsm.ErrTooManyStates):
+		return fmt.Errorf("%w: %w (Limits.%s is %d)", grammar.ErrLimit, err, field, value)
 	}
-	return fmt.Errorf("%w: %w (Limits.%s is %d)", grammar.ErrLimit, err, field, value)
+	return fmt.Errorf("%w: %w (a fixed bound of the automaton construction)", grammar.ErrLimit, err)
 }
 
 type ruleBuilder struct {
