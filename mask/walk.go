@@ -363,7 +363,7 @@ outer:
 				// The subtree of this token's first k+1 bytes starts here;
 				// when all of it stays in this loop, it is all accepted.
 				node := tr.Node(i, k+1)
-				if r := tr.Rest(node); a.loopsOver(t, &r) {
+				if a.loopsOver(t, tr.Rest(node)) {
 					end := tr.End(node)
 					accept(i, end)
 					a.prunedAny = true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/reinlm/rein/internal/byteset"
 )
@@ -20,22 +21,21 @@ type Trie struct {
 	firstCount [256]int32
 
 	// The node of depth d first met at position i (d > lcp[i]) is
-	// base[i] + d - lcp[i] - 1. Its tokens are positions i up to end;
-	// ascii holds the ASCII bytes they have from depth d on, and flags
-	// whether they have other bytes (nonASCII) and whether their bytes from
-	// depth d on are whole, valid UTF-8 in every token (validUTF8).
+	// base[i] + d - lcp[i] - 1. Its tokens are positions i up to end, and
+	// rest describes their bytes from depth d on.
 	base  []int32
-	end   []int32
-	ascii []byteset.ASCII
-	flags []uint8
+	nodes []nodeRec
 
 	prefixTables
 }
 
-const (
-	nonASCII = 1 << iota
-	validUTF8
-)
+// nodeRec is what the trie keeps per node, in one record so that a walk
+// testing a subtree (Rest, then End) reads one cache line, and Rest hands
+// out a pointer rather than a copy.
+type nodeRec struct {
+	rest Rest
+	end  int32
+}
 
 // sorted is a list of byte strings in increasing order: entry i is
 // data[off[i]:off[i+1]].
@@ -119,8 +119,8 @@ func (t *Trie) FirstByteCount(b byte) int { return int(t.firstCount[b]) }
 
 // SizeBytes is the memory the trie holds, in bytes.
 func (t *Trie) SizeBytes() int {
-	return cap(t.all.data) + cap(t.long.data) + len(t.byPair) + 16*cap(t.ascii) + cap(t.flags) +
-		4*(cap(t.ids)+cap(t.all.off)+cap(t.lcp)+cap(t.base)+cap(t.end)+cap(t.long.off)+cap(t.pairStart)) +
+	return cap(t.all.data) + cap(t.long.data) + len(t.byPair) + int(unsafe.Sizeof(nodeRec{}))*cap(t.nodes) +
+		4*(cap(t.ids)+cap(t.all.off)+cap(t.lcp)+cap(t.base)+cap(t.long.off)+cap(t.pairStart)) +
 		4*len(t.firstCount) + len(t.byByte)
 }
 
@@ -135,7 +135,7 @@ func (t *Trie) Node(i, d int) Node { return Node(int(t.base[i]) + d - int(t.lcp[
 
 // End returns the sorted position after the last token of n's subtree: n's
 // tokens are the positions from the one it was met at (see Node) to End.
-func (t *Trie) End(n Node) int { return int(t.end[n]) }
+func (t *Trie) End(n Node) int { return int(t.nodes[n].end) }
 
 // Rest describes the bytes the tokens of a node have below it.
 type Rest struct {
@@ -144,11 +144,12 @@ type Rest struct {
 	ValidUTF8 bool      // in every token, the bytes below the node are whole, valid UTF-8
 }
 
-// Rest describes the bytes n's tokens have below n.
-func (t *Trie) Rest(n Node) Rest {
-	f := t.flags[n]
-	return Rest{ASCII: t.ascii[n], NonASCII: f&nonASCII != 0, ValidUTF8: f&validUTF8 != 0}
-}
+// Rest describes the bytes n's tokens have below n. The Rest is the trie's
+// own, shared: read it, never write it.
+func (t *Trie) Rest(n Node) *Rest { return &t.nodes[n].rest }
+
+// ascii is r's ASCII set as a byteset.ASCII.
+func (r *Rest) ascii() *byteset.ASCII { return (*byteset.ASCII)(&r.ASCII) }
 
 // buildNodes fills the node tables in one pass over the sorted tokens,
 // keeping the nodes on the current token's path open and folding each node
@@ -162,9 +163,7 @@ func (t *Trie) buildNodes() {
 		total += int32(len(t.Token(i))) - t.lcp[i]
 	}
 	t.base[n] = total
-	t.end = make([]int32, total)
-	t.ascii = make([]byteset.ASCII, total)
-	t.flags = make([]uint8, total)
+	t.nodes = make([]nodeRec, total)
 	var open []Node  // open[d-1]: the node of depth d on the current path
 	var valid []bool // valid[d]: tok[d:] is whole, valid UTF-8
 	var edge []byte  // edge[d-1]: the byte leading into open[d-1]
@@ -172,15 +171,15 @@ func (t *Trie) buildNodes() {
 		for len(open) > depth {
 			d := len(open)
 			node := open[d-1]
-			t.end[node] = int32(end)
+			t.nodes[node].end = int32(end)
 			if d > 1 {
 				parent := open[d-2]
-				t.ascii[parent].Union(&t.ascii[node])
-				t.flags[parent] |= t.flags[node] & nonASCII
+				t.nodes[parent].rest.ascii().Union(t.nodes[node].rest.ascii())
+				t.nodes[parent].rest.NonASCII = t.nodes[parent].rest.NonASCII || t.nodes[node].rest.NonASCII
 				if e := edge[d-1]; e < 0x80 {
-					t.ascii[parent].Add(e)
+					t.nodes[parent].rest.ascii().Add(e)
 				} else {
-					t.flags[parent] |= nonASCII
+					t.nodes[parent].rest.NonASCII = true
 				}
 			}
 			open, edge = open[:d-1], edge[:d-1]
@@ -192,13 +191,13 @@ func (t *Trie) buildNodes() {
 		valid = utf8Suffixes(valid, tok)
 		for d := len(open) + 1; d <= len(tok); d++ {
 			node := t.Node(i, d)
-			t.flags[node] = validUTF8
+			t.nodes[node].rest.ValidUTF8 = true
 			open = append(open, node)
 			edge = append(edge, tok[d-1])
 		}
 		for d := 1; d <= len(tok); d++ {
 			if !valid[d] {
-				t.flags[open[d-1]] &^= validUTF8
+				t.nodes[open[d-1]].rest.ValidUTF8 = false
 			}
 		}
 	}

@@ -101,7 +101,7 @@ func TestNodes(t *testing.T) {
 					}
 					want.ValidUTF8 = want.ValidUTF8 && utf8.Valid(rest)
 				}
-				require.Equal(t, want, tr.Rest(node), "%q depth %d", tok, d)
+				require.Equal(t, want, *tr.Rest(node), "%q depth %d", tok, d)
 				kinds[[2]bool{want.NonASCII, want.ValidUTF8}]++
 			}
 			// Every kind of node was met (an ASCII-only remainder is
