@@ -24,17 +24,9 @@ type Trie struct {
 	// base[i] + d - lcp[i] - 1. Its tokens are positions i up to end, and
 	// rest describes their bytes from depth d on.
 	base  []int32
-	nodes []nodeRec
+	nodes []Rest // per node, its Rest with its end: one record, so that a subtree test (Rest, then End) reads one cache line
 
 	prefixTables
-}
-
-// nodeRec is what the trie keeps per node, in one record so that a walk
-// testing a subtree (Rest, then End) reads one cache line, and Rest hands
-// out a pointer rather than a copy.
-type nodeRec struct {
-	rest Rest
-	end  int32
 }
 
 // sorted is a list of byte strings in increasing order: entry i is
@@ -119,7 +111,7 @@ func (t *Trie) FirstByteCount(b byte) int { return int(t.firstCount[b]) }
 
 // SizeBytes is the memory the trie holds, in bytes.
 func (t *Trie) SizeBytes() int {
-	return cap(t.all.data) + cap(t.long.data) + len(t.byPair) + int(unsafe.Sizeof(nodeRec{}))*cap(t.nodes) +
+	return cap(t.all.data) + cap(t.long.data) + len(t.byPair) + int(unsafe.Sizeof(Rest{}))*cap(t.nodes) +
 		4*(cap(t.ids)+cap(t.all.off)+cap(t.lcp)+cap(t.base)+cap(t.long.off)+cap(t.pairStart)) +
 		4*len(t.firstCount) + len(t.byByte)
 }
@@ -142,11 +134,12 @@ type Rest struct {
 	ASCII     [2]uint64 // the ASCII bytes among them: byte b is bit b&63 of ASCII[b>>6]
 	NonASCII  bool      // some token has a byte from 128 up there
 	ValidUTF8 bool      // in every token, the bytes below the node are whole, valid UTF-8
+	end       int32     // the node's End, kept here to share the record (24 bytes)
 }
 
 // Rest describes the bytes n's tokens have below n. The Rest is the trie's
 // own, shared: read it, never write it.
-func (t *Trie) Rest(n Node) *Rest { return &t.nodes[n].rest }
+func (t *Trie) Rest(n Node) *Rest { return &t.nodes[n] }
 
 // ascii is r's ASCII set as a byteset.ASCII.
 func (r *Rest) ascii() *byteset.ASCII { return (*byteset.ASCII)(&r.ASCII) }
@@ -163,7 +156,7 @@ func (t *Trie) buildNodes() {
 		total += int32(len(t.Token(i))) - t.lcp[i]
 	}
 	t.base[n] = total
-	t.nodes = make([]nodeRec, total)
+	t.nodes = make([]Rest, total)
 	var open []Node  // open[d-1]: the node of depth d on the current path
 	var valid []bool // valid[d]: tok[d:] is whole, valid UTF-8
 	var edge []byte  // edge[d-1]: the byte leading into open[d-1]
@@ -174,12 +167,12 @@ func (t *Trie) buildNodes() {
 			t.nodes[node].end = int32(end)
 			if d > 1 {
 				parent := open[d-2]
-				t.nodes[parent].rest.ascii().Union(t.nodes[node].rest.ascii())
-				t.nodes[parent].rest.NonASCII = t.nodes[parent].rest.NonASCII || t.nodes[node].rest.NonASCII
+				t.nodes[parent].ascii().Union(t.nodes[node].ascii())
+				t.nodes[parent].NonASCII = t.nodes[parent].NonASCII || t.nodes[node].NonASCII
 				if e := edge[d-1]; e < 0x80 {
-					t.nodes[parent].rest.ascii().Add(e)
+					t.nodes[parent].ascii().Add(e)
 				} else {
-					t.nodes[parent].rest.NonASCII = true
+					t.nodes[parent].NonASCII = true
 				}
 			}
 			open, edge = open[:d-1], edge[:d-1]
@@ -191,13 +184,13 @@ func (t *Trie) buildNodes() {
 		valid = utf8Suffixes(valid, tok)
 		for d := len(open) + 1; d <= len(tok); d++ {
 			node := t.Node(i, d)
-			t.nodes[node].rest.ValidUTF8 = true
+			t.nodes[node].ValidUTF8 = true
 			open = append(open, node)
 			edge = append(edge, tok[d-1])
 		}
 		for d := 1; d <= len(tok); d++ {
 			if !valid[d] {
-				t.nodes[open[d-1]].rest.ValidUTF8 = false
+				t.nodes[open[d-1]].ValidUTF8 = false
 			}
 		}
 	}
