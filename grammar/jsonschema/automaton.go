@@ -271,25 +271,9 @@ func exprSize(e *grammar.Expr) int {
 // searchDFA returns the automaton of the strings in which re (a pattern or
 // format, anchors at its ends) matches.
 func (c *compiler) searchDFA(re *syntax.Regexp) (*fsm.RuneDFA, error) {
-	alts, err := splitAnchors(re)
+	whole, err := searchWhole(re)
 	if err != nil {
 		return nil, err
-	}
-	var subs []*syntax.Regexp
-	for _, a := range alts {
-		parts := []*syntax.Regexp{}
-		if !a.start {
-			parts = append(parts, anyStar())
-		}
-		parts = append(parts, a.re)
-		if !a.end {
-			parts = append(parts, anyStar())
-		}
-		subs = append(subs, &syntax.Regexp{Op: syntax.OpConcat, Sub: parts})
-	}
-	whole := subs[0]
-	if len(subs) > 1 {
-		whole = &syntax.Regexp{Op: syntax.OpAlternate, Sub: subs}
 	}
 	return c.regexDFA(whole)
 }

@@ -449,11 +449,22 @@ func (c *compiler) cappedString(p stringPart, minLen, maxLen int) (*grammar.Expr
 }
 
 // searchRegex returns the regex of the whole strings in which re (with
-// anchors at its ends) matches.
+// anchors at its ends) matches; re itself when its anchors cannot be split.
 func searchRegex(re *syntax.Regexp) *syntax.Regexp {
-	alts, err := splitAnchors(re)
+	whole, err := searchWhole(re)
 	if err != nil {
 		return re
+	}
+	return whole
+}
+
+// searchWhole returns the regex of the whole strings in which re (with
+// anchors at its ends) matches: each alternative unanchored at an end is
+// padded there with any characters.
+func searchWhole(re *syntax.Regexp) (*syntax.Regexp, error) {
+	alts, err := splitAnchors(re)
+	if err != nil {
+		return nil, err
 	}
 	var subs []*syntax.Regexp
 	for _, a := range alts {
@@ -468,9 +479,9 @@ func searchRegex(re *syntax.Regexp) *syntax.Regexp {
 		subs = append(subs, &syntax.Regexp{Op: syntax.OpConcat, Sub: parts})
 	}
 	if len(subs) == 1 {
-		return subs[0]
+		return subs[0], nil
 	}
-	return &syntax.Regexp{Op: syntax.OpAlternate, Sub: subs}
+	return &syntax.Regexp{Op: syntax.OpAlternate, Sub: subs}, nil
 }
 
 // capRegex returns a regex matching a subset of re's strings, none longer
