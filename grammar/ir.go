@@ -1,8 +1,11 @@
 package grammar
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -30,7 +33,21 @@ const (
 	// OpRegex matches the regular expression Expr.Regexp (Go RE2 syntax, simplified,
 	// without captures or assertions other than the implicit anchors at both ends).
 	OpRegex
+	// OpToken matches one whole token by its identity, not its bytes: a
+	// token whose text is one of Expr.TokenNames or whose id is in
+	// Expr.Tokens, or with Expr.Negate any token that is neither. The names
+	// are resolved against the vocabulary when the grammar is compiled for
+	// one (package mask); see TokenSet for what such a terminal allows.
+	OpToken
+	// OpText matches any UTF-8 text, however long, in which none of the
+	// strings Expr.Excludes occurs.
+	OpText
 )
+
+// ReservedByte never occurs in UTF-8 text, so no grammar matches it as
+// text: the compiled automaton spells each token terminal with it (see
+// package pda), and a literal holding it is invalid.
+const ReservedByte = 0xFF
 
 // RuneRange is an inclusive range of Unicode code points.
 type RuneRange struct{ Lo, Hi rune }
@@ -46,7 +63,15 @@ type Expr struct {
 	Max    int            // OpRepeat: greatest count, -1 for no bound
 	Rule   int            // OpRef: index into Grammar.Rules
 	Regexp *syntax.Regexp // OpRegex: the parsed expression
+
+	TokenNames []string     // OpToken: texts of tokens, each naming the one token with exactly that text
+	Tokens     []TokenRange // OpToken: token ids, sorted, non-overlapping
+	Negate     bool         // OpToken: match any token not named in TokenNames or Tokens
+	Excludes   []string     // OpText: the strings the text may not contain, each non-empty
 }
+
+// TokenRange is an inclusive range of token ids.
+type TokenRange struct{ Lo, Hi int }
 
 // Rule is a named production.
 type Rule struct {
@@ -113,6 +138,74 @@ func Call(i int) *Expr { return &Expr{Op: OpRef, Rule: i} }
 
 // Re matches a parsed regular expression.
 func Re(re *syntax.Regexp) *Expr { return &Expr{Op: OpRegex, Regexp: re} }
+
+// Token matches the one token whose text is name, typically a special token
+// such as "<|im_end|>" or "[TOOL_CALLS]": compiling the grammar for a
+// vocabulary without such a token fails.
+//
+// Token terminals are how a grammar allows special tokens, which never match
+// text: a literal such as Lit("<|im_end|>") matches those bytes spelled by
+// ordinary tokens, never the special token, and package mask refuses a
+// grammar with a literal that is exactly a special token's text, since it
+// almost surely meant the token.
+func Token(name string) *Expr { return &Expr{Op: OpToken, TokenNames: []string{name}} }
+
+// TokenIDs matches one token whose id is one of ids.
+func TokenIDs(ids ...int) *Expr {
+	rs := make([]TokenRange, len(ids))
+	for i, id := range ids {
+		rs[i] = TokenRange{id, id}
+	}
+	return TokenSet(false, nil, rs)
+}
+
+// TokenSet matches one token named by its text in names or by its id in
+// ranges; with negate, one token named by neither. A negated set (AnyToken
+// included) matches special tokens, but never a stop token or an id the
+// vocabulary has no token for: a stop token is allowed where the grammar
+// names it, and where the grammar may end. The ranges are normalized.
+func TokenSet(negate bool, names []string, ranges []TokenRange) *Expr {
+	return &Expr{Op: OpToken, Negate: negate, TokenNames: names, Tokens: NormalizeTokenRanges(ranges)}
+}
+
+// AnyToken matches any one token (see TokenSet).
+func AnyToken() *Expr { return &Expr{Op: OpToken, Negate: true} }
+
+// Text matches any UTF-8 text in which none of excludes occurs: it may end
+// with part of one, but holds none whole. It is the free text of a tool
+// call's preamble (Text("<tool_call>") followed by Lit("<tool_call>") and
+// the call), where plain [^\x00]* would let the text swallow the trigger.
+// Empty strings in excludes are dropped.
+func Text(excludes ...string) *Expr {
+	var ex []string
+	for _, s := range excludes {
+		if s != "" {
+			ex = append(ex, s)
+		}
+	}
+	return &Expr{Op: OpText, Excludes: ex}
+}
+
+// NormalizeTokenRanges sorts ranges, drops empty ones and merges overlapping
+// or adjacent ones. It returns a new slice.
+func NormalizeTokenRanges(in []TokenRange) []TokenRange {
+	rs := make([]TokenRange, 0, len(in))
+	for _, r := range in {
+		if r.Lo <= r.Hi {
+			rs = append(rs, r)
+		}
+	}
+	slices.SortFunc(rs, func(a, b TokenRange) int { return cmp.Compare(a.Lo, b.Lo) })
+	out := rs[:0]
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.Lo <= out[n-1].Hi+1 {
+			out[n-1].Hi = max(out[n-1].Hi, r.Hi)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
 
 // NormalizeRanges sorts ranges, clips them to [0, 0x10FFFF] and merges
 // overlapping or adjacent ones. It returns a new slice.
@@ -266,7 +359,64 @@ func (e *Expr) write(b *strings.Builder, g *Grammar) {
 		b.WriteByte('/')
 		b.WriteString(e.Regexp.String())
 		b.WriteByte('/')
+	case OpToken:
+		writeToken(b, e)
+	case OpText:
+		b.WriteString("%text")
+		if len(e.Excludes) > 0 {
+			b.WriteString(" -(")
+			for i, x := range e.Excludes {
+				if i > 0 {
+					b.WriteString(" | ")
+				}
+				writeLiteral(b, []byte(x))
+			}
+			b.WriteByte(')')
+		}
 	}
+}
+
+// writeToken writes a token terminal as GBNF reads it: <name> for one token
+// by its text, else <[...]> with ids, ranges and quoted names.
+func writeToken(b *strings.Builder, e *Expr) {
+	if !e.Negate && len(e.Tokens) == 0 && len(e.TokenNames) == 1 && isTokenName(e.TokenNames[0]) {
+		b.WriteString(e.TokenNames[0])
+		return
+	}
+	b.WriteString("<[")
+	if e.Negate {
+		if len(e.Tokens) == 0 && len(e.TokenNames) == 0 {
+			b.WriteString("*]>")
+			return
+		}
+		b.WriteByte('^')
+	}
+	sep := ""
+	for _, r := range e.Tokens {
+		b.WriteString(sep)
+		if r.Lo == r.Hi {
+			fmt.Fprintf(b, "%d", r.Lo)
+		} else {
+			fmt.Fprintf(b, "%d-%d", r.Lo, r.Hi)
+		}
+		sep = ","
+	}
+	for _, n := range e.TokenNames {
+		b.WriteString(sep)
+		writeLiteral(b, []byte(n))
+		sep = ","
+	}
+	b.WriteString("]>")
+}
+
+// isTokenName reports whether GBNF can write the token text s as <...>: it
+// starts with '<' and ends with the first '>', with neither '[' second nor
+// space, quotes or a backslash inside.
+func isTokenName(s string) bool {
+	if len(s) < 3 || s[0] != '<' || s[1] == '[' || strings.IndexByte(s, '>') != len(s)-1 {
+		return false
+	}
+	return !strings.ContainsAny(s, " \t\n\r\"\\")
 }
 
 // writeLiteral writes bs as a GBNF string literal, with only the escapes
@@ -379,6 +529,9 @@ func (g *Grammar) validExpr(e *Expr) error {
 		if len(e.Bytes) == 0 {
 			return fmt.Errorf("empty byte literal (use Empty)")
 		}
+		if bytes.IndexByte(e.Bytes, ReservedByte) >= 0 {
+			return fmt.Errorf("literal %s holds byte 0x%X, which no UTF-8 text has and which is reserved for token terminals", e, ReservedByte)
+		}
 	case OpClass:
 		for i, r := range e.Ranges {
 			if r.Lo > r.Hi || r.Lo < 0 || r.Hi > maxRune || (i > 0 && r.Lo <= e.Ranges[i-1].Hi+1) {
@@ -409,6 +562,26 @@ func (g *Grammar) validExpr(e *Expr) error {
 	case OpRegex:
 		if e.Regexp == nil {
 			return fmt.Errorf("regex without expression")
+		}
+	case OpToken:
+		if !e.Negate && len(e.TokenNames) == 0 && len(e.Tokens) == 0 {
+			return fmt.Errorf("token terminal names no token")
+		}
+		for _, n := range e.TokenNames {
+			if n == "" {
+				return fmt.Errorf("token terminal names a token by empty text")
+			}
+		}
+		for i, r := range e.Tokens {
+			if r.Lo < 0 || r.Lo > r.Hi || (i > 0 && r.Lo <= e.Tokens[i-1].Hi+1) {
+				return fmt.Errorf("token terminal %s: ids are not normalized", e)
+			}
+		}
+	case OpText:
+		for _, x := range e.Excludes {
+			if x == "" || !utf8.ValidString(x) {
+				return fmt.Errorf("text excludes %q: not a non-empty UTF-8 string", x)
+			}
 		}
 	default:
 		return fmt.Errorf("unknown expression operator %d", e.Op)
