@@ -64,6 +64,7 @@ type Expr struct {
 	Rule   int            // OpRef: index into Grammar.Rules
 	Regexp *syntax.Regexp // OpRegex: the parsed expression
 
+	Special    bool         // OpBytes: a special token's text inside Bytes may also be that token (see LitTokens)
 	TokenNames []string     // OpToken: texts of tokens, each naming the one token with exactly that text
 	Tokens     []TokenRange // OpToken: token ids, sorted, non-overlapping
 	Negate     bool         // OpToken: match any token not named in TokenNames or Tokens
@@ -138,6 +139,19 @@ func Call(i int) *Expr { return &Expr{Op: OpRef, Rule: i} }
 
 // Re matches a parsed regular expression.
 func Re(re *syntax.Regexp) *Expr { return &Expr{Op: OpRegex, Regexp: re} }
+
+// LitTokens matches s, where the text of any special token of the
+// vocabulary that s holds may also be that token: LitTokens("<|im_start|>assistant")
+// matches the special token <|im_start|> then "assistant", as well as the
+// same bytes spelled by ordinary tokens. It is how front-ends that work on
+// text, as structural tags and model tool-call formats do, reach special
+// tokens without knowing the vocabulary; package mask resolves the tokens
+// when it compiles the grammar for one, leftmost-longest.
+func LitTokens(s string) *Expr {
+	e := Lit(s)
+	e.Special = e.Op == OpBytes
+	return e
+}
 
 // Token matches the one token whose text is name, typically a special token
 // such as "<|im_end|>" or "[TOOL_CALLS]": compiling the grammar for a

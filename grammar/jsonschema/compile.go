@@ -61,6 +61,11 @@ type Options struct {
 	// compile's context: a loader that does I/O should stop when it is done.
 	LoadRef func(ctx context.Context, uri string) ([]byte, error)
 
+	// Style is how the document is written: JSON (the zero value) or one
+	// of the XML-like argument styles of tool-calling models, where the
+	// schema's top level must be an object.
+	Style Style
+
 	// Limits bounds the work of one compilation; a zero field means its
 	// default from grammar.DefaultLimits. The front-end reads SchemaBytes,
 	// SchemaStringBytes, SchemaKeyBytes, SchemaNumberDigits, SchemaDepth,
@@ -71,6 +76,22 @@ type Options struct {
 	// drops the constraint with a warning.
 	Limits grammar.Limits
 }
+
+// Style is how a document is written. The XML styles write each property
+// of the top-level object as an element, with string values raw and other
+// values as JSON (see docs/design/tool-calling.md, section 2.1).
+type Style string
+
+// The styles.
+const (
+	StyleJSON        Style = ""            // JSON
+	StyleQwenXML     Style = "qwen_xml"    // <parameter=KEY>VALUE</parameter>
+	StyleMiniMaxXML  Style = "minimax_xml" // <parameter name="KEY">VALUE</parameter>
+	StyleDeepSeekXML Style = "deepseek_xml"
+	StyleGLMXML      Style = "glm_xml" // <arg_key>KEY</arg_key><arg_value>VALUE</arg_value>
+	StyleCohereXML   Style = "cohere_xml"
+	StyleKimiK3XML   Style = "kimi_k3_xml"
+)
 
 func (o *Options) setDefaults() {
 	def := func(p *int, v int) {
