@@ -10,8 +10,10 @@ import (
 	"unicode/utf8"
 )
 
-// ParseGBNF parses a grammar in llama.cpp's GBNF dialect and returns it with
-// the rule named root (or "root" when root is "") as its start.
+// ParseGBNF parses a grammar in llama.cpp's GBNF dialect, with llguidance's
+// token terminals and rein's extensions, and returns it with the rule named
+// root (or "root" when root is "") as its start. It is ParseGBNFOptions
+// without a JSON Schema compiler: %json is an error.
 //
 // The dialect, as llama.cpp's parser accepts it:
 //
@@ -24,6 +26,52 @@ import (
 //	.                           any code point
 //	x* x+ x? x{m} x{m,} x{m,n}  repetition
 //	# comment                   to the end of the line
+//	<token>                     the one token whose text is <token>, such as
+//	                            <|im_end|> or <think>
+//	<[id]>                      the token with that id
+//	!<token> !<[id]>            any one token but that one
+//
+// Token terminals after llguidance, which match one whole token by its
+// identity, never its text (a literal "<|im_end|>" is text, which ordinary
+// tokens spell; <|im_end|> is the special token):
+//
+//	<[1,5-9,12]>                one token whose id is in the list (ranges
+//	                            inclusive)
+//	<["[TOOL_CALLS]"]>          one token by its text, quoted as a literal,
+//	                            for texts not of the shape <...>; quoted
+//	                            texts mix with ids: <[7,"[INST]"]>
+//	<[^1,5-9,"x"]>              one token not in the list
+//	<[*]>                       any one token
+//
+// A token's text in <token> runs from '<' to the first '>', with no blank,
+// control character, quote or backslash in between, and does not start
+// with '['. Ids are decimal, at most 2^31-1. The names are looked up in the
+// vocabulary when the grammar is compiled for one (package mask), which
+// fails for a name that is no token's text; see TokenSet for what a negated
+// set allows. '!' negates a list too (!<[1,2]> is <[^1,2]>).
+//
+// rein's extensions, which spell the IR that GBNF cannot (Grammar.String
+// writes them, so every grammar prints as text this parser reads back); all
+// but /re/ start with '%', as llguidance's %json does:
+//
+//	%json { ...schema... }      the JSON documents a JSON Schema accepts;
+//	                            the object may span lines
+//	/re/                        a regular expression (Go RE2 syntax, with
+//	                            "/" written "\/"), matched in full
+//	                            (RegexExpr), as in llguidance's lexemes
+//	%text                       any UTF-8 text (Text)
+//	%text_excluding("a", "b")   any UTF-8 text in which none of the strings
+//	                            occurs (Text)
+//	%lit_tokens "text"          a literal in which a special token's text
+//	                            may also be that token (LitTokens)
+//
+// %json embeds the grammar GBNFOptions.JSONSchema compiles the schema into: its
+// rules are appended to the grammar's own after them, named "json-" (then
+// "json2-", ...) followed by their name in the schema's grammar, with a
+// suffix where that clashes with a rule of the source; a schema written
+// twice, byte for byte, is embedded once. Errors in a schema come back
+// located at the %json, with the schema's JSON pointer in Error.Pointer.
+// Without GBNFOptions.JSONSchema, %json is an error wrapping ErrUnsupported.
 //
 // Escapes in literals and classes are \xHH, \uHHHH, \UHHHHHHHH (code points,
 // not bytes: "\xFF" is U+00FF), \t, \r, \n, \\, \", \[, \] and \-. Inside a
@@ -32,25 +80,28 @@ import (
 // after "::=" or '|', or inside parentheses.
 //
 // The result is faithful to the text: one Rule per GBNF rule, in the order the
-// names first appear; groups become nested Seq and Alt expressions, literals
-// Bytes, classes Class (negated ones complemented over Unicode without the
-// surrogates), '.' a Class of every code point, and repetitions Repeat.
+// names first appear (embedded schemas' rules last); groups become nested Seq
+// and Alt expressions, literals Bytes, classes Class (negated ones
+// complemented over Unicode without the surrogates), '.' a Class of every
+// code point, repetitions Repeat, token terminals Token.
 //
 // Where llama.cpp is silent or lenient, ParseGBNF reports an error instead: a
 // rule defined twice (llama.cpp keeps the last definition), an empty class "[]"
-// (llama.cpp drops it), a reversed range [z-a], a class that matches no code
-// point, a repetition {m,n} with n < m, an escape beyond U+10FFFF or a lone
-// surrogate, and token references (<[id]>,
-// <token>, !<...>), which rein cannot express in a byte-level grammar and
-// reports as ErrUnsupported.
+// (llama.cpp drops it), a reversed range [z-a] or <[9-5]>, a class that
+// matches no code point, a repetition {m,n} with n < m, an escape beyond
+// U+10FFFF or a lone surrogate.
 //
-// lim bounds the source (GBNFBytes), every repetition count {m,n} and the
-// product of the counts of nested repetitions (GBNFRepeat; an unbounded one
-// counts as its minimum, so that "((x{100}){100}){100}" cannot ask the
-// compiler for a million copies), and the nesting of groups and stacked
-// repetition operators (GBNFDepth); a zero field means its default from
-// DefaultLimits. Crossing one is an error wrapping ErrLimit that names the
-// field (llama.cpp silently treats a maximum above 2000 as unbounded).
+// lim bounds the source (GBNFBytes, %json schemas included), every
+// repetition count {m,n} and the product of the counts of nested repetitions
+// (GBNFRepeat; an unbounded one counts as its minimum, so that
+// "((x{100}){100}){100}" cannot ask the compiler for a million copies), the
+// nesting of groups and stacked repetition operators (GBNFDepth), the items
+// of one token list <[...]> and the strings of one %text_excluding (Enum),
+// the rules of a grammar with embedded schemas (Rules), and each regular
+// expression (RegexBytes) and %json schema (passed to GBNFOptions.JSONSchema); a zero
+// field means its default from DefaultLimits. Crossing one is an error
+// wrapping ErrLimit that names the field (llama.cpp silently treats a maximum
+// above 2000 as unbounded).
 //
 // Errors in the text come back as an ErrorList of *Error values with Source
 // "gbnf" and a line:column, in source order: after a syntax error the parser
@@ -59,20 +110,49 @@ import (
 // lim.GBNFBytes is a single *Error. Either way, errors.As with an *Error target
 // finds the first error.
 func ParseGBNF(src, root string, lim Limits) (*Grammar, error) {
-	return ParseGBNFContext(context.Background(), src, root, lim)
+	return ParseGBNFOptionsContext(context.Background(), src, GBNFOptions{Root: root, Limits: lim})
 }
 
 // ParseGBNFContext is ParseGBNF under ctx: once ctx is done the parse stops
 // within a few thousand items and returns an *Error wrapping ctx.Err().
 func ParseGBNFContext(ctx context.Context, src, root string, lim Limits) (*Grammar, error) {
+	return ParseGBNFOptionsContext(ctx, src, GBNFOptions{Root: root, Limits: lim})
+}
+
+// GBNFOptions tune ParseGBNFOptions. The zero value is ParseGBNF's
+// behaviour: root "root", default limits, no %json.
+type GBNFOptions struct {
+	// Root names the start rule; "" means "root".
+	Root string
+	// Limits bounds the parse (see ParseGBNF); a zero field means
+	// its default from DefaultLimits.
+	Limits Limits
+	// JSONSchema compiles the schema of a %json expression into a grammar
+	// for the JSON documents it accepts, under lim. Package
+	// grammar/jsonschema's Embed is the one to use; grammar cannot call it
+	// itself, since jsonschema imports grammar. Nil makes %json an error.
+	JSONSchema func(schema []byte, lim Limits) (*Grammar, error)
+}
+
+// ParseGBNFOptions is ParseGBNF with options: the root rule, the limits, and
+// the JSON Schema compiler that %json needs.
+func ParseGBNFOptions(src string, opts GBNFOptions) (*Grammar, error) {
+	return ParseGBNFOptionsContext(context.Background(), src, opts)
+}
+
+// ParseGBNFOptionsContext is ParseGBNFOptions under ctx: once ctx is done
+// the parse stops within a few thousand items (or after the %json schema
+// being compiled) and returns an *Error wrapping ctx.Err().
+func ParseGBNFOptionsContext(ctx context.Context, src string, opts GBNFOptions) (*Grammar, error) {
+	root := opts.Root
 	if root == "" {
 		root = "root"
 	}
-	lim = lim.WithDefaults()
+	lim := opts.Limits.WithDefaults()
 	if len(src) > lim.GBNFBytes {
 		return nil, &Error{Source: "gbnf", Msg: fmt.Sprintf("source is %d bytes, more than Limits.GBNFBytes (%d)", len(src), lim.GBNFBytes), Err: ErrLimit}
 	}
-	p := &gbnfParser{ctx: ctx, lim: lim, src: src, index: map[string]int{}, info: map[*Expr]gbnfInfo{}}
+	p := &gbnfParser{ctx: ctx, lim: lim, jsonSchema: opts.JSONSchema, src: src, index: map[string]int{}, info: map[*Expr]gbnfInfo{}}
 	p.parse()
 	if p.stopped != nil {
 		return nil, &Error{Source: "gbnf", Msg: "parse stopped: " + p.stopped.Error(), Err: p.stopped}
@@ -86,6 +166,9 @@ func ParseGBNFContext(ctx context.Context, src, root string, lim Limits) (*Gramm
 		return nil, &Error{Source: "gbnf", Msg: fmt.Sprintf("missing root rule %q", root)}
 	}
 	g.Root = r
+	if err := p.embedSchemas(g); err != nil {
+		return nil, err
+	}
 	if err := g.Validate(); err != nil {
 		return nil, &Error{Source: "gbnf", Msg: err.Error(), Err: err}
 	}
@@ -113,6 +196,19 @@ type gbnfParser struct {
 	pending []gbnfRef // references of the rule being parsed
 	depth   int
 	info    map[*Expr]gbnfInfo
+
+	jsonSchema  func([]byte, Limits) (*Grammar, error)
+	schemas     []*Grammar     // the compiled %json schemas, to embed
+	schemaIndex map[string]int // schema text -> index in schemas
+	schemaRules int            // rules of the schemas together
+	schemaRefs  []gbnfSchemaRef
+}
+
+// gbnfSchemaRef is a reference to the root of embedded schema number
+// schema, whose rule is known once the schemas are embedded.
+type gbnfSchemaRef struct {
+	ref    *Expr
+	schema int
 }
 
 // gbnfRef is a reference to rule number rule at offset off.
@@ -250,7 +346,7 @@ func (p *gbnfParser) parseRule() error {
 	p.pending = p.pending[:0]
 	name := p.parseName()
 	if name == "" {
-		if len(p.rules) > 0 && !p.eof() && strings.IndexByte("\"[(.|*+?{", p.src[p.off]) >= 0 {
+		if len(p.rules) > 0 && !p.eof() && strings.IndexByte("\"[(.|*+?{<!%/", p.src[p.off]) >= 0 {
 			return p.errorAt(start, nil, "expected rule name, found %s (a rule goes on to the next line only after \"::=\", '|' or inside parentheses)", p.describe())
 		}
 		return p.errorAt(start, nil, "expected rule name, found %s", p.describe())
@@ -346,7 +442,11 @@ func (p *gbnfParser) parseSequence(nested bool) (*Expr, error) {
 		case c == '(':
 			item, err = p.parseGroup()
 		case c == '<' || c == '!':
-			return nil, p.errorAt(start, ErrUnsupported, "token references (<[id]>, <token>, !<...>) are not supported")
+			item, err = p.parseToken()
+		case c == '%':
+			item, err = p.parseDirective(nested)
+		case c == '/':
+			item, err = p.parseRegex()
 		case gbnfIsWordChar(c):
 			name := p.parseName()
 			r := p.ruleIndex(name)
@@ -502,24 +602,33 @@ func (p *gbnfParser) parseCount() (int, error) {
 }
 
 func (p *gbnfParser) parseLiteral() (*Expr, error) {
+	s, err := p.parseQuoted()
+	if err != nil {
+		return nil, err
+	}
+	return Lit(s), nil
+}
+
+// parseQuoted parses a string literal and returns its text.
+func (p *gbnfParser) parseQuoted() (string, error) {
 	open := p.off
 	p.off++
 	var buf []byte
 	for {
 		if p.eof() {
-			return nil, p.errorAt(open, nil, "unterminated string literal")
+			return "", p.errorAt(open, nil, "unterminated string literal")
 		}
 		if p.src[p.off] == '"' {
 			p.off++
-			return Lit(string(buf)), nil
+			return string(buf), nil
 		}
 		at := p.off
 		r, err := p.parseChar()
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		if gbnfSurrogate(r) {
-			return nil, p.errorAt(at, nil, "surrogate code point U+%04X cannot be encoded in UTF-8", r)
+			return "", p.errorAt(at, nil, "surrogate code point U+%04X cannot be encoded in UTF-8", r)
 		}
 		buf = utf8.AppendRune(buf, r)
 	}
@@ -661,4 +770,399 @@ func newPosTable(src string) posTable {
 func (t posTable) pos(off int) Pos {
 	line := sort.Search(len(t), func(i int) bool { return t[i] > off }) - 1
 	return Pos{Line: line + 1, Col: off - t[line] + 1, Offset: off}
+}
+
+// maxTokenID is the largest token id a token terminal may name.
+const maxTokenID = 1<<31 - 1
+
+// skipBlanks skips spaces and tabs, the only blanks a token set may hold.
+func (p *gbnfParser) skipBlanks() {
+	for p.off < len(p.src) && (p.src[p.off] == ' ' || p.src[p.off] == '\t') {
+		p.off++
+	}
+}
+
+// parseToken parses a token terminal: <token> or <[...]>, or either after
+// '!', which negates it.
+func (p *gbnfParser) parseToken() (*Expr, error) {
+	start := p.off
+	negate := p.src[p.off] == '!'
+	if negate {
+		p.off++
+		if p.peek() != '<' {
+			return nil, p.errorAt(p.off, nil, "expected a token terminal <token> or <[...]> after '!', found %s", p.describe())
+		}
+	}
+	var e *Expr
+	var err error
+	if strings.HasPrefix(p.src[p.off:], "<[") {
+		e, err = p.parseTokenSet()
+	} else {
+		e, err = p.parseTokenName()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if negate {
+		if e.Negate {
+			return nil, p.errorAt(start, nil, "'!' before a token set that is negated already (<[^...]> or <[*]>)")
+		}
+		e.Negate = true
+	}
+	return e, nil
+}
+
+// parseTokenName parses <token>, the token whose text runs from '<' to the
+// first '>'.
+func (p *gbnfParser) parseTokenName() (*Expr, error) {
+	open := p.off
+	p.off++
+	for p.off < len(p.src) && gbnfTokenNameByte(p.src[p.off]) {
+		p.off++
+	}
+	if p.peek() != '>' {
+		return nil, p.errorAt(p.off, nil, "expected '>' to end the token text that starts at %s, found %s (a token's text holds no blank, control character, quote or backslash)", p.posOf(open), p.describe())
+	}
+	p.off++
+	name := p.src[open:p.off]
+	if name == "<>" {
+		return nil, p.errorAt(open, nil, "<> names no token")
+	}
+	if !utf8.ValidString(name) {
+		return nil, p.errorAt(open, nil, "token text %q is not valid UTF-8", name)
+	}
+	return Token(name), nil
+}
+
+// parseTokenSet parses <[...]>: <[*]>, or a list, negated by a leading '^',
+// of ids, ranges of ids and quoted token texts.
+func (p *gbnfParser) parseTokenSet() (*Expr, error) {
+	open := p.off
+	p.off += len("<[")
+	p.skipBlanks()
+	if p.peek() == '*' {
+		p.off++
+		p.skipBlanks()
+		if err := p.closeTokenSet(open, `"]>"`); err != nil {
+			return nil, err
+		}
+		return AnyToken(), nil
+	}
+	negate := p.peek() == '^'
+	if negate {
+		p.off++
+		p.skipBlanks()
+	}
+	var names []string
+	var ranges []TokenRange
+	for items := 1; ; items++ {
+		if items > p.lim.Enum {
+			return nil, p.errorAt(open, ErrLimit, "token set has more items than Limits.Enum (%d)", p.lim.Enum)
+		}
+		at := p.off
+		switch c := p.peek(); {
+		case c == '"':
+			name, err := p.parseQuoted()
+			if err != nil {
+				return nil, err
+			}
+			if name == "" {
+				return nil, p.errorAt(at, nil, "an empty text names no token")
+			}
+			names = append(names, name)
+		case '0' <= c && c <= '9':
+			lo, err := p.parseTokenID()
+			if err != nil {
+				return nil, err
+			}
+			hi := lo
+			p.skipBlanks()
+			if p.peek() == '-' {
+				p.off++
+				p.skipBlanks()
+				if c := p.peek(); c < '0' || c > '9' {
+					return nil, p.errorAt(p.off, nil, "expected a token id after '-' in a token set, found %s", p.describe())
+				}
+				if hi, err = p.parseTokenID(); err != nil {
+					return nil, err
+				}
+				if hi < lo {
+					return nil, p.errorAt(at, nil, "token range %d-%d has its end below its start", lo, hi)
+				}
+			}
+			ranges = append(ranges, TokenRange{lo, hi})
+		default:
+			return nil, p.errorAt(p.off, nil, "expected a token id, a range of ids or a quoted token text in a token set, found %s", p.describe())
+		}
+		p.skipBlanks()
+		if p.peek() == ',' {
+			p.off++
+			p.skipBlanks()
+			continue
+		}
+		if err := p.closeTokenSet(open, `',' or "]>"`); err != nil {
+			return nil, err
+		}
+		return TokenSet(negate, names, ranges), nil
+	}
+}
+
+// closeTokenSet reads the "]>" that closes the token set opened at open;
+// want says what else could stand here, for the error.
+func (p *gbnfParser) closeTokenSet(open int, want string) error {
+	if strings.HasPrefix(p.src[p.off:], "]>") {
+		p.off += len("]>")
+		return nil
+	}
+	return p.errorAt(p.off, nil, "expected %s to close the token set that starts at %s, found %s", want, p.posOf(open), p.describe())
+}
+
+// parseTokenID parses a decimal token id, at most maxTokenID.
+func (p *gbnfParser) parseTokenID() (int, error) {
+	start := p.off
+	for p.off < len(p.src) && '0' <= p.src[p.off] && p.src[p.off] <= '9' {
+		p.off++
+	}
+	digits := p.src[start:p.off]
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n > maxTokenID {
+		if len(digits) > 20 {
+			digits = digits[:20] + "..."
+		}
+		return 0, p.errorAt(start, ErrLimit, "token id %s is above %d", digits, maxTokenID)
+	}
+	return int(n), nil
+}
+
+// parseDirective parses one of rein's extensions, which start with '%'.
+func (p *gbnfParser) parseDirective(nested bool) (*Expr, error) {
+	start := p.off
+	p.off++
+	for p.off < len(p.src) && (gbnfIsWordChar(p.src[p.off]) && p.src[p.off] != '-' || p.src[p.off] == '_') {
+		p.off++
+	}
+	switch word := p.src[start+1 : p.off]; word {
+	case "json":
+		return p.parseJSONSchema(start, nested)
+	case "text":
+		return Text(), nil
+	case "text_excluding":
+		return p.parseTextExcluding(nested)
+	case "lit_tokens":
+		p.skipSpace(nested)
+		if p.peek() != '"' {
+			return nil, p.errorAt(p.off, nil, "expected a string literal after %%lit_tokens, found %s", p.describe())
+		}
+		s, err := p.parseQuoted()
+		if err != nil {
+			return nil, err
+		}
+		return LitTokens(s), nil
+	default:
+		return nil, p.errorAt(start, nil, "unknown extension %%%s (there are %%json, %%text, %%text_excluding and %%lit_tokens)", word)
+	}
+}
+
+// parseRegex parses /re/: the text up to the next '/' that no backslash
+// escapes, on the same line, as a regular expression.
+func (p *gbnfParser) parseRegex() (*Expr, error) {
+	open := p.off
+	end := open + 1
+	for end < len(p.src) && p.src[end] != '/' && p.src[end] != '\n' && p.src[end] != '\r' {
+		if p.src[end] == '\\' && end+1 < len(p.src) && p.src[end+1] != '\n' && p.src[end+1] != '\r' {
+			end++
+		}
+		end++
+	}
+	if end >= len(p.src) || p.src[end] != '/' {
+		return nil, p.errorAt(open, nil, "unterminated regular expression (it ends at the next '/' on its line; write a slash inside it as \\/)")
+	}
+	p.off = end + 1
+	e, err := RegexExpr(p.src[open+1:end], p.lim)
+	if err == nil {
+		return e, nil
+	}
+	var re *Error
+	if !errors.As(err, &re) {
+		return nil, p.errorAt(open, err, "regular expression: %v", err)
+	}
+	at := open + 1
+	if re.Pos.IsValid() {
+		at += re.Pos.Offset
+	}
+	msg := re.Msg
+	if msg == "" && re.Err != nil {
+		msg = re.Err.Error()
+	}
+	return nil, p.errorAt(at, re, "regular expression: %s", msg)
+}
+
+// parseTextExcluding parses the list ("a", "b", ...) of %text_excluding.
+func (p *gbnfParser) parseTextExcluding(nested bool) (*Expr, error) {
+	p.skipSpace(nested)
+	if p.peek() != '(' {
+		return nil, p.errorAt(p.off, nil, "expected '(' after %%text_excluding, found %s", p.describe())
+	}
+	open := p.off
+	p.off++
+	p.skipSpace(true)
+	var excludes []string
+	for {
+		if p.peek() != '"' {
+			return nil, p.errorAt(p.off, nil, "expected a string literal in %%text_excluding(...), found %s", p.describe())
+		}
+		if len(excludes) == p.lim.Enum {
+			return nil, p.errorAt(open, ErrLimit, "%%text_excluding has more strings than Limits.Enum (%d)", p.lim.Enum)
+		}
+		at := p.off
+		s, err := p.parseQuoted()
+		if err != nil {
+			return nil, err
+		}
+		if s == "" {
+			return nil, p.errorAt(at, nil, "%%text_excluding cannot exclude the empty string")
+		}
+		excludes = append(excludes, s)
+		p.skipSpace(true)
+		switch p.peek() {
+		case ',':
+			p.off++
+			p.skipSpace(true)
+		case ')':
+			p.off++
+			return Text(excludes...), nil
+		default:
+			return nil, p.errorAt(p.off, nil, "expected ',' or ')' to close %%text_excluding( at %s, found %s", p.posOf(open), p.describe())
+		}
+	}
+}
+
+// parseJSONSchema parses the object of %json (at start), compiles it with
+// the parser's JSON Schema compiler and returns a reference to the schema's
+// root, which embedSchemas fills in.
+func (p *gbnfParser) parseJSONSchema(start int, nested bool) (*Expr, error) {
+	p.skipSpace(nested)
+	if p.peek() != '{' {
+		return nil, p.errorAt(p.off, nil, "expected a JSON object after %%json, found %s", p.describe())
+	}
+	open := p.off
+	end, err := p.scanJSONObject()
+	if err != nil {
+		return nil, err
+	}
+	p.off = end
+	if p.jsonSchema == nil {
+		return nil, p.errorAt(start, ErrUnsupported, "%%json needs a JSON Schema compiler: parse with ParseGBNFOptions and GBNFOptions{JSONSchema: jsonschema.Embed}")
+	}
+	schema := p.src[open:end]
+	k, ok := p.schemaIndex[schema]
+	if !ok {
+		if err := p.ctx.Err(); err != nil {
+			p.stopped = err
+			return nil, err
+		}
+		sub, err := p.jsonSchema([]byte(schema), p.lim)
+		if err != nil {
+			return nil, p.schemaErrors(start, err)
+		}
+		if sub == nil || sub.Root < 0 || sub.Root >= len(sub.Rules) {
+			return nil, p.errorAt(start, nil, "%%json: the JSON Schema compiler returned no grammar")
+		}
+		p.schemaRules += len(sub.Rules)
+		if len(p.rules)+p.schemaRules > p.lim.Rules {
+			return nil, p.errorAt(start, ErrLimit, "the grammar and its %%json schemas have more rules than Limits.Rules (%d)", p.lim.Rules)
+		}
+		if p.schemaIndex == nil {
+			p.schemaIndex = map[string]int{}
+		}
+		k = len(p.schemas)
+		p.schemas = append(p.schemas, sub)
+		p.schemaIndex[schema] = k
+	}
+	ref := &Expr{Op: OpRef, Rule: -1}
+	p.schemaRefs = append(p.schemaRefs, gbnfSchemaRef{ref: ref, schema: k})
+	return ref, nil
+}
+
+// scanJSONObject returns the offset just past the JSON object that starts
+// at the current offset: the '}' that closes its '{', with brackets matched
+// outside strings and escapes inside them skipped. It checks nothing else
+// of the JSON, which the schema compiler parses.
+func (p *gbnfParser) scanJSONObject() (int, error) {
+	open := p.off
+	var stack []byte // the open brackets
+	for i := open; i < len(p.src); i++ {
+		switch c := p.src[i]; c {
+		case '"':
+			str := i
+			for i++; i < len(p.src) && p.src[i] != '"'; i++ {
+				if p.src[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(p.src) {
+				return 0, p.errorAt(str, nil, "unterminated string in the %%json object")
+			}
+		case '{', '[':
+			stack = append(stack, c)
+		case '}', ']':
+			want := byte('{')
+			if c == ']' {
+				want = '['
+			}
+			if stack[len(stack)-1] != want {
+				return 0, p.errorAt(i, nil, "%q does not close the %q before it in the %%json object", c, stack[len(stack)-1])
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return i + 1, nil
+			}
+		}
+	}
+	return 0, p.errorAt(open, nil, "unclosed %%json object")
+}
+
+// schemaErrors records the errors of a %json schema at start, the place of
+// the %json, each with the JSON pointer the schema compiler gave it.
+func (p *gbnfParser) schemaErrors(start int, err error) error {
+	var list ErrorList
+	var one *Error
+	switch {
+	case errors.As(err, &list) && len(list) > 0:
+	case errors.As(err, &one):
+		list = ErrorList{one}
+	default:
+		return p.errorAt(start, err, "%%json: %v", err)
+	}
+	for _, e := range list {
+		msg := e.Msg
+		if msg == "" && e.Err != nil {
+			msg = e.Err.Error()
+		}
+		p.errs = append(p.errs, &Error{Source: "gbnf", Pos: p.posOf(start), Pointer: e.Pointer, Msg: "%json: " + msg, Err: e})
+	}
+	return errGBNFSyntax
+}
+
+// embedSchemas appends the rules of the %json schemas to g and points the
+// references to them at their roots.
+func (p *gbnfParser) embedSchemas(g *Grammar) error {
+	if len(p.schemas) == 0 {
+		return nil
+	}
+	roots := make([]int, len(p.schemas))
+	for i, sub := range p.schemas {
+		prefix := "json-"
+		if i > 0 {
+			prefix = fmt.Sprintf("json%d-", i+1)
+		}
+		roots[i] = g.Embed(sub, prefix)
+	}
+	for _, r := range p.schemaRefs {
+		r.ref.Rule = roots[r.schema]
+	}
+	if len(g.Rules) > p.lim.Rules {
+		return &Error{Source: "gbnf", Msg: fmt.Sprintf("the grammar and its %%json schemas have %d rules, more than Limits.Rules (%d)", len(g.Rules), p.lim.Rules), Err: ErrLimit}
+	}
+	return nil
 }

@@ -317,18 +317,81 @@ func sortRanges(rs []RuneRange) {
 	}
 }
 
-// String renders the expression in a GBNF-like notation, for errors and tests.
+// String renders the expression as GBNF, as Grammar.String does; a
+// reference to a rule shows as <rule N>, since the expression alone does not
+// know the rules' names.
 func (e *Expr) String() string {
 	var b strings.Builder
 	e.write(&b, nil)
 	return b.String()
 }
 
-func (e *Expr) write(b *strings.Builder, g *Grammar) {
+// write writes e as GBNF, naming the rule of a reference by names (nil: as
+// <rule N>). It keeps its own stack, so it works whatever e's depth.
+func (e *Expr) write(b *strings.Builder, names []string) {
+	type frame struct {
+		e    *Expr
+		done int // parts written so far
+	}
+	stack := []frame{{e: e}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		x := top.e
+		switch {
+		case x != nil && (x.Op == OpSeq || x.Op == OpAlt) && len(x.Subs) > 0:
+			if top.done == len(x.Subs) {
+				b.WriteByte(')')
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			switch {
+			case top.done == 0:
+				b.WriteByte('(')
+			case x.Op == OpAlt:
+				b.WriteString(" | ")
+			default:
+				b.WriteByte(' ')
+			}
+			top.done++
+			stack = append(stack, frame{e: x.Subs[top.done-1]})
+		case x != nil && x.Op == OpRepeat && len(x.Subs) == 1 && top.done == 0:
+			top.done++
+			stack = append(stack, frame{e: x.Subs[0]})
+		case x != nil && x.Op == OpRepeat && len(x.Subs) == 1:
+			switch {
+			case x.Max < 0:
+				fmt.Fprintf(b, "{%d,}", x.Min)
+			case x.Min == x.Max:
+				fmt.Fprintf(b, "{%d}", x.Min)
+			default:
+				fmt.Fprintf(b, "{%d,%d}", x.Min, x.Max)
+			}
+			stack = stack[:len(stack)-1]
+		default:
+			writeLeaf(b, x, names)
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+// writeLeaf writes an expression without parts, or one whose parts GBNF
+// cannot spell: an empty sequence is the empty string, and an empty
+// alternation, which matches nothing, is written "[]", which does not read
+// back (GBNF has no spelling for the empty language).
+func writeLeaf(b *strings.Builder, e *Expr, names []string) {
+	if e == nil {
+		b.WriteString("<nil>")
+		return
+	}
 	switch e.Op {
-	case OpEmpty:
+	case OpEmpty, OpSeq:
 		b.WriteString(`""`)
+	case OpAlt:
+		b.WriteString("[]")
 	case OpBytes:
+		if e.Special {
+			b.WriteString("%lit_tokens ")
+		}
 		writeLiteral(b, e.Bytes)
 	case OpClass:
 		b.WriteByte('[')
@@ -340,60 +403,75 @@ func (e *Expr) write(b *strings.Builder, g *Grammar) {
 			}
 		}
 		b.WriteByte(']')
-	case OpSeq, OpAlt:
-		b.WriteByte('(')
-		for i, s := range e.Subs {
-			if i > 0 {
-				if e.Op == OpAlt {
-					b.WriteString(" | ")
-				} else {
-					b.WriteByte(' ')
-				}
-			}
-			s.write(b, g)
-		}
-		b.WriteByte(')')
 	case OpRepeat:
-		e.Subs[0].write(b, g)
-		switch {
-		case e.Max < 0:
-			fmt.Fprintf(b, "{%d,}", e.Min)
-		case e.Min == e.Max:
-			fmt.Fprintf(b, "{%d}", e.Min)
-		default:
-			fmt.Fprintf(b, "{%d,%d}", e.Min, e.Max)
-		}
+		b.WriteString("<repeat without one part>")
 	case OpRef:
-		if g != nil && e.Rule >= 0 && e.Rule < len(g.Rules) {
-			b.WriteString(g.Rules[e.Rule].Name)
+		if e.Rule >= 0 && e.Rule < len(names) {
+			b.WriteString(names[e.Rule])
 		} else {
 			fmt.Fprintf(b, "<rule %d>", e.Rule)
 		}
 	case OpRegex:
-		b.WriteByte('/')
-		b.WriteString(e.Regexp.String())
-		b.WriteByte('/')
+		writeRegex(b, e.Regexp)
 	case OpToken:
 		writeToken(b, e)
 	case OpText:
-		b.WriteString("%text")
-		if len(e.Excludes) > 0 {
-			b.WriteString(" -(")
-			for i, x := range e.Excludes {
-				if i > 0 {
-					b.WriteString(" | ")
-				}
-				writeLiteral(b, []byte(x))
-			}
-			b.WriteByte(')')
+		if len(e.Excludes) == 0 {
+			b.WriteString("%text")
+			return
 		}
+		b.WriteString("%text_excluding(")
+		for i, x := range e.Excludes {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeLiteral(b, []byte(x))
+		}
+		b.WriteByte(')')
+	default:
+		fmt.Fprintf(b, "<operator %d>", e.Op)
 	}
 }
 
-// writeToken writes a token terminal as GBNF reads it: <name> for one token
-// by its text, else <[...]> with ids, ranges and quoted names.
+// writeRegex writes re between slashes, as ParseGBNF reads it: a slash in the
+// expression is escaped, and line breaks are written as escapes so that the
+// rule stays on one line.
+func writeRegex(b *strings.Builder, re *syntax.Regexp) {
+	s := ""
+	if re != nil {
+		s = re.String()
+	}
+	b.WriteByte('/')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b.WriteByte(c)
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		case '/':
+			b.WriteString(`\/`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('/')
+}
+
+// writeToken writes a token terminal as GBNF reads it: <name> (or !<name>)
+// for one token by its text where the text has that shape, else <[...]>
+// with ids, ranges and quoted texts, <[^...]> when negated and <[*]> for
+// any token.
 func writeToken(b *strings.Builder, e *Expr) {
-	if !e.Negate && len(e.Tokens) == 0 && len(e.TokenNames) == 1 && isTokenName(e.TokenNames[0]) {
+	if len(e.Tokens) == 0 && len(e.TokenNames) == 1 && isTokenName(e.TokenNames[0]) {
+		if e.Negate {
+			b.WriteByte('!')
+		}
 		b.WriteString(e.TokenNames[0])
 		return
 	}
@@ -424,13 +502,26 @@ func writeToken(b *strings.Builder, e *Expr) {
 }
 
 // isTokenName reports whether GBNF can write the token text s as <...>: it
-// starts with '<' and ends with the first '>', with neither '[' second nor
-// space, quotes or a backslash inside.
+// is valid UTF-8, starts with '<' and ends with the first '>', has something
+// in between that does not start with '[', and nothing in between that
+// gbnfTokenNameByte refuses.
 func isTokenName(s string) bool {
-	if len(s) < 3 || s[0] != '<' || s[1] == '[' || strings.IndexByte(s, '>') != len(s)-1 {
+	if len(s) < 3 || s[0] != '<' || s[1] == '[' || s[len(s)-1] != '>' || !utf8.ValidString(s) {
 		return false
 	}
-	return !strings.ContainsAny(s, " \t\n\r\"\\")
+	for i := 1; i < len(s)-1; i++ {
+		if !gbnfTokenNameByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// gbnfTokenNameByte reports whether c may stand inside <...>, a token
+// named by its text: anything but '>', blanks and other control
+// characters, quotes and backslashes.
+func gbnfTokenNameByte(c byte) bool {
+	return c > ' ' && c != 0x7F && c != '>' && c != '"' && c != '\\'
 }
 
 // writeLiteral writes bs as a GBNF string literal, with only the escapes
@@ -494,24 +585,90 @@ func writeClassRune(b *strings.Builder, r rune) {
 	}
 }
 
-// String renders the grammar as GBNF-like rules, root first.
+// String renders the grammar as GBNF, one rule a line, the root first and
+// the others in their order, in the dialect ParseGBNFOptions reads: parsed
+// back (with the root's printed name as GBNFOptions.Root), the text gives
+// the same rules with the same expressions, up to these normalizations:
+//
+//   - the rules are numbered in the order their names first appear in the
+//     text, so indices may differ; names do not, except that a name GBNF
+//     cannot spell (characters other than [a-zA-Z0-9-], or a name two rules
+//     share) is written with '-' for each such character and a suffix "-2",
+//     "-3", ... that makes it unique;
+//   - a sequence or alternation of one part reads back as that part, an
+//     empty sequence as the empty string, and an expression shared by
+//     several places as copies of it;
+//   - a regular expression reads back as one equivalent to it (regexp/syntax
+//     prints a parsed expression in its own normal form);
+//   - a class's code points outside UTF-8 (the surrogates) are dropped.
+//
+// What GBNF cannot spell does not read back: bytes that are not UTF-8 in a
+// literal (written as \xNN, which reads as the code point U+00NN), token ids
+// above 2^31-1, an empty class or alternation (the empty language), and
+// counts or nesting beyond the GBNF limits of the reader.
 func (g *Grammar) String() string {
 	var b strings.Builder
-	order := make([]int, 0, len(g.Rules))
-	order = append(order, g.Root)
-	for i := range g.Rules {
-		if i != g.Root {
-			order = append(order, i)
-		}
-	}
-	for _, i := range order {
-		r := g.Rules[i]
-		b.WriteString(r.Name)
+	names := gbnfRuleNames(g)
+	write := func(i int) {
+		b.WriteString(names[i])
 		b.WriteString(" ::= ")
-		r.Body.write(&b, g)
+		g.Rules[i].Body.write(&b, names)
 		b.WriteByte('\n')
 	}
+	root := g.Root
+	if root >= 0 && root < len(g.Rules) {
+		write(root)
+	}
+	for i := range g.Rules {
+		if i != root {
+			write(i)
+		}
+	}
 	return b.String()
+}
+
+// gbnfRuleNames returns the names the rules of g have in GBNF: their own
+// where GBNF can spell them and no earlier rule has it, else one made of it
+// by writing '-' for each character GBNF cannot spell and adding a suffix
+// that makes it unique.
+func gbnfRuleNames(g *Grammar) []string {
+	names := make([]string, len(g.Rules))
+	used := make(map[string]bool, len(g.Rules))
+	for i, r := range g.Rules {
+		if isGBNFName(r.Name) && !used[r.Name] {
+			names[i] = r.Name
+			used[r.Name] = true
+		}
+	}
+	for i, r := range g.Rules {
+		if names[i] != "" {
+			continue
+		}
+		name := []rune(r.Name)
+		for j, c := range name {
+			if c >= utf8.RuneSelf || !gbnfIsWordChar(byte(c)) {
+				name[j] = '-'
+			}
+		}
+		if len(name) == 0 {
+			name = []rune("rule")
+		}
+		names[i] = uniqueName(used, string(name))
+	}
+	return names
+}
+
+// isGBNFName reports whether s is a rule name GBNF can spell.
+func isGBNFName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !gbnfIsWordChar(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Validate checks the structural invariants the compiler relies on: the root and
