@@ -142,8 +142,8 @@ func resolveTokens(g *grammar.Grammar, voc *tokenizer.Vocab) (*grammar.Grammar, 
 
 type resolver struct {
 	vt      *vocabTokens
-	tokens  bool            // g has a token terminal
-	special bool            // g has a LitTokens literal holding a special token's text
+	tokens  bool // g has a token terminal
+	special bool // g has a LitTokens literal holding a special token's text
 }
 
 // scan walks g's expressions once.
