@@ -914,6 +914,10 @@ func (p *gbnfParser) closeTokenSet(open int, want string) error {
 		p.off += len("]>")
 		return nil
 	}
+	if p.peek() == ']' {
+		p.off++
+		want = `'>'`
+	}
 	return p.errorAt(p.off, nil, "expected %s to close the token set that starts at %s, found %s", want, p.posOf(open), p.describe())
 }
 
