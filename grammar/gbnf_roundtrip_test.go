@@ -289,7 +289,7 @@ func TestPrintedGrammarsReadBack(t *testing.T) {
 	}
 	set := datadir.MaskBench(t)
 	schemas := 0
-	for _, f := range set.Files(t, 50) {
+	for _, f := range set.Files(t, 100) {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
 		var file struct{ Schema json.RawMessage }

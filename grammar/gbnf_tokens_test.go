@@ -9,6 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/vocabtest"
+	"github.com/reinlm/rein/mask"
 )
 
 // gbnfTokenTests are rule bodies with token terminals, parsed as
@@ -158,4 +161,60 @@ func TestParseGBNFTokenLimits(t *testing.T) {
 		assert.ErrorContains(t, err, "Limits.Enum (3)", tc.over)
 		checkGBNFError(t, tc.over, err)
 	}
+}
+
+// TestGBNFTokensEndToEnd compiles a Qwen3 tool call written in GBNF, with
+// token terminals, free text and a %json schema, against Qwen3's own
+// vocabulary and drives a matcher through it. Qwen3 adds <think>,
+// <tool_call> and their ends as ordinary tokens and <|im_end|> as a special
+// one; a token terminal names either by identity.
+func TestGBNFTokensEndToEnd(t *testing.T) {
+	const src = `root ::= <think> %text_excluding("</think>") </think> "\n\n" call+ <|im_end|>
+call ::= <tool_call> "\n" %json {"type": "object", "properties": {"name": {"const": "get_weather"}}, "required": ["name"], "additionalProperties": false} "\n" </tool_call>
+`
+	g, err := grammar.ParseGBNFOptions(src, grammar.GBNFOptions{JSONSchema: jsonschema.Embed})
+	require.NoError(t, err)
+	voc := vocabtest.Load(t, "qwen3")
+	c, err := mask.Compile(g, voc, mask.Options{})
+	require.NoError(t, err)
+	id := func(text string) int {
+		i, ok := voc.TokenID(text)
+		require.True(t, ok, "no token %q", text)
+		return i
+	}
+	think, endThink, call, endCall, imEnd := id("<think>"), id("</think>"), id("<tool_call>"), id("</tool_call>"), id("<|im_end|>")
+	m := c.NewMatcher()
+	b := mask.NewBitmask(1, c.VocabSize())
+	allowed := func() *mask.Bitmask {
+		require.NoError(t, m.FillBitmask(b, 0))
+		return b
+	}
+	assert.Equal(t, 1, allowed().Count(0), "only <think> starts")
+	assert.True(t, b.Allowed(0, think))
+	require.True(t, m.AcceptToken(think))
+
+	allowed()
+	assert.True(t, b.Allowed(0, endThink), "the special token ends the thought")
+	assert.True(t, b.Allowed(0, id("Hello")), "text")
+	assert.False(t, b.Allowed(0, id("<|im_start|>")), "no special token inside the text")
+	require.False(t, voc.IsSpecial(call))
+	assert.True(t, b.Allowed(0, call), "Qwen3's <tool_call> is an ordinary token, text here")
+	require.True(t, m.AcceptString("Let me look it up. </thi"), "text may end with part of the excluded string")
+	assert.False(t, m.AcceptString("nk>"), "but holds none of it whole")
+	require.True(t, m.AcceptToken(endThink))
+	require.True(t, m.AcceptString("\n\n"))
+
+	allowed()
+	assert.Equal(t, 1, b.Count(0), "only <tool_call> after the thought")
+	assert.True(t, b.Allowed(0, call))
+	require.True(t, m.AcceptToken(call))
+	assert.False(t, m.AcceptString(`\n{"name": "get_time"}`), "the schema holds")
+	require.True(t, m.AcceptString("\n"+`{"name": "get_weather"}`+"\n"))
+	assert.False(t, m.AcceptToken(imEnd), "the call is not closed")
+	require.True(t, m.AcceptToken(endCall))
+
+	allowed()
+	assert.True(t, b.Allowed(0, call), "another call")
+	assert.True(t, b.Allowed(0, imEnd), "or the end")
+	require.True(t, m.AcceptToken(imEnd))
 }
