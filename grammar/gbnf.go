@@ -65,8 +65,8 @@ import (
 //	%lit_tokens "text"          a literal in which a special token's text
 //	                            may also be that token (LitTokens)
 //
-// %json embeds the grammar GBNFOptions.JSONSchema compiles the schema into: its
-// rules are appended to the grammar's own after them, named "json-" (then
+// %json embeds the grammar GBNFOptions.JSONSchema compiles the schema into
+// (Grammar.Embed): its rules follow the source's, named "json-" (then
 // "json2-", ...) followed by their name in the schema's grammar, with a
 // suffix where that clashes with a rule of the source; a schema written
 // twice, byte for byte, is embedded once. Errors in a schema come back
@@ -83,7 +83,8 @@ import (
 // names first appear (embedded schemas' rules last); groups become nested Seq
 // and Alt expressions, literals Bytes, classes Class (negated ones
 // complemented over Unicode without the surrogates), '.' a Class of every
-// code point, repetitions Repeat, token terminals Token.
+// code point, repetitions Repeat, token terminals Token, /re/ Regex and
+// %text Text.
 //
 // Where llama.cpp is silent or lenient, ParseGBNF reports an error instead: a
 // rule defined twice (llama.cpp keeps the last definition), an empty class "[]"
@@ -97,17 +98,19 @@ import (
 // "((x{100}){100}){100}" cannot ask the compiler for a million copies), the
 // nesting of groups and stacked repetition operators (GBNFDepth), the items
 // of one token list <[...]> and the strings of one %text_excluding (Enum),
-// the rules of a grammar with embedded schemas (Rules), and each regular
-// expression (RegexBytes) and %json schema (passed to GBNFOptions.JSONSchema); a zero
-// field means its default from DefaultLimits. Crossing one is an error
+// the rules of a grammar with embedded schemas (Rules), each regular
+// expression (RegexBytes), and each %json schema (the limits are passed to
+// GBNFOptions.JSONSchema); a zero field means its default from
+// DefaultLimits. Crossing one is an error
 // wrapping ErrLimit that names the field (llama.cpp silently treats a maximum
 // above 2000 as unbounded).
 //
 // Errors in the text come back as an ErrorList of *Error values with Source
 // "gbnf" and a line:column, in source order: after a syntax error the parser
 // skips to the next line that starts a rule and goes on, and every undefined
-// rule is reported where it is first used. A missing root or a source over
-// lim.GBNFBytes is a single *Error. Either way, errors.As with an *Error target
+// rule is reported where it is first used; errors in a %json schema carry
+// its JSON pointer too. A missing root, a source over lim.GBNFBytes or a
+// grammar with embedded schemas over lim.Rules is a single *Error. Either way, errors.As with an *Error target
 // finds the first error.
 func ParseGBNF(src, root string, lim Limits) (*Grammar, error) {
 	return ParseGBNFOptionsContext(context.Background(), src, GBNFOptions{Root: root, Limits: lim})
