@@ -198,6 +198,7 @@ func everyOp(t testing.TB) *grammar.Grammar {
 		re,
 		grammar.Cat(grammar.Lit("one")),
 		&grammar.Expr{Op: grammar.OpSeq},
+		grammar.Chars(false, grammar.RuneRange{Lo: 0xD000, Hi: 0xD8FF}, grammar.RuneRange{Lo: 0xDA00, Hi: 0xE005}), // surrogates drop
 	)
 	g.Rules[item].Body = grammar.Or(
 		grammar.Token("<think>"),
@@ -303,4 +304,23 @@ func TestPrintedGrammarsReadBack(t *testing.T) {
 	}
 	t.Logf("%d GBNF grammars and %d compiled schemas read back", n, schemas)
 	assert.NotZero(t, schemas)
+}
+
+// TestPrintedDeepGrammarReadsBack: the printer keeps its own stack, and a
+// grammar nested as deep as the reader allows reads back.
+func TestPrintedDeepGrammarReadsBack(t *testing.T) {
+	deep := grammar.Lit("x")
+	for i := range 10000 {
+		if i%2 == 0 {
+			deep = grammar.Cat(grammar.Lit("a"), deep)
+		} else {
+			deep = grammar.Or(deep, grammar.Token("<b>"))
+		}
+	}
+	g := &grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: deep}}}
+	printed := g.String()
+	assert.True(t, strings.HasPrefix(printed, "root ::= "+strings.Repeat(`(("a" `, 3)), printed[:40])
+	assert.Contains(t, printed, `(("a" "x") | <b>)) | <b>))`)
+	assert.True(t, strings.HasSuffix(printed, ") | <b>)\n"), printed[len(printed)-40:])
+	roundTrip(t, "deep", g)
 }
