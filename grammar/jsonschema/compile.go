@@ -63,7 +63,8 @@ type Options struct {
 
 	// Style is how the document is written: JSON (the zero value) or one
 	// of the XML-like argument styles of tool-calling models, where the
-	// schema's top level must be an object.
+	// schema's top level must be an object (see xml.go for what each style
+	// accepts); an unknown style is an error.
 	Style Style
 
 	// Limits bounds the work of one compilation; a zero field means its
@@ -229,7 +230,12 @@ func (c *compiler) compile(schema []byte) (*grammar.Grammar, error) {
 	if doc.root.kind != kindObject && doc.root.kind != kindBool {
 		return nil, c.errorf("", "", nil, "a schema must be an object or a boolean, not %s", kindName(doc.root.kind))
 	}
-	root, err := c.ruleFor(conj{doc.root}, "root")
+	var root int
+	if c.opts.Style != StyleJSON {
+		root, err = c.xmlRoot(doc.root)
+	} else {
+		root, err = c.ruleFor(conj{doc.root}, "root")
+	}
 	if err != nil {
 		return nil, err
 	}
