@@ -80,7 +80,32 @@ type Options struct {
 
 // Style is how a document is written. The XML styles write each property
 // of the top-level object as an element, with string values raw and other
-// values as JSON (see docs/design/tool-calling.md, section 2.1).
+// values as JSON (see docs/design/tool-calling.md, section 2.1):
+//
+//   - The schema's top level must accept objects (an error naming the
+//     pointer otherwise). Elements come in the order Options.Order asks,
+//     with [ \n\t]* before and after each element and around JSON values.
+//   - Undeclared properties are not written: additionalProperties absent
+//     or true admits none; a schema for them, or patternProperties, is
+//     unsupported. Property counts beyond what required implies are
+//     unsupported.
+//   - A raw string cannot hold its element's closing tag, nor the opening
+//     of any element (the next property's, a nested Cohere value's); it
+//     may be empty. enum and const become raw literals (values holding a
+//     tag are dropped); minLength and maxLength are kept by counting
+//     characters other than '<' (a length-bounded string holds no '<' in
+//     its counted part); pattern, format and not are unsupported.
+//   - DeepSeek's string attribute is "true" exactly for raw strings;
+//     Cohere's type is raw, json (numbers, booleans, null), dict (nested
+//     named elements) or list (nested unnamed elements); Kimi-K3's type is
+//     the JSON type, "number" for integers too. Styles without a type mark
+//     accept a raw string or JSON where the schema allows both.
+//   - The DeepSeek and Kimi-K3 markup is built with grammar.LitTokens, so
+//     their special tokens match where the vocabulary has them.
+//
+// Unsupported means an error wrapping grammar.ErrUnsupported, or in Lenient
+// mode a warning, with the constraint dropped (a raw string then takes any
+// raw text) or the undeclared properties not written.
 type Style string
 
 // The styles.

@@ -9,33 +9,15 @@ import (
 	"github.com/reinlm/rein/grammar"
 )
 
-// XML argument styles. Tool-calling models that do not write their
-// arguments as one JSON object write each property of the top-level object
-// as an element: a header naming the key (and, in some styles, the kind of
-// the value), the value, and a closing tag. A string value is raw text (no
-// quotes, no escapes); any other value is JSON, compiled by the JSON
-// front-end from the property's subschema. Cohere's style also nests
-// objects and arrays as elements (dict and list).
-//
-// Elements follow Options.Order as JSON properties do: declared order, each
-// optional unless required, or any order with the required ones tracked.
-// Whitespace ([ \n\t]*) may come before and after every element and around
-// every JSON value. Undeclared properties are not written: a schema without
-// additionalProperties accepts none (the strict reading the structural tags
-// of tool-calling engines use, and additionalProperties: true is read the
-// same way); an additionalProperties schema or patternProperties that would
-// admit some is unsupported.
-//
-// A raw string value cannot contain its element's closing tag, nor the
-// opening of an element (so a value cannot swallow the next property, and a
-// nested Cohere value cannot swallow its parent's end, which is the same
-// closing tag); it may be empty. Constraints on raw strings are kept where
-// the raw form can hold them: enum and const values become raw literals
-// (values that hold a closing tag or an opening are dropped), minLength and
-// maxLength count characters other than the first character of a tag ('<'
-// in every style; a counted string holds none), and the rest (pattern,
-// format, not) is unsupported: an error wrapping grammar.ErrUnsupported, or
-// in Lenient mode a warning and any raw text.
+// XML argument styles (what each accepts is documented on Style). The
+// top-level object's elements are assembled here, with the declared and
+// required properties worked out as compileObject does; every value goes
+// through one rule per (group of types, branches), where a group is the
+// set of JSON types a style writes alike (one attribute text): raw strings
+// are built here, nested Cohere dicts and lists recursively through the
+// same rules (so recursive schemas terminate), and every other value by
+// the JSON compiler (compileBranch). The raw text is one shared rule of
+// grammar.Text, excluding the closing tag and the element opener.
 
 // xmlStyle spells the elements of one style. An element with key K and a
 // value of group g is

@@ -2,6 +2,7 @@ package jsonschema_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/fuzzcheck"
 	"github.com/reinlm/rein/internal/pda"
 )
 
@@ -214,10 +216,10 @@ func TestXMLErrors(t *testing.T) {
 		{name: "unknown style", schema: nameAge, opts: jsonschema.Options{Style: "yaml"}, contains: `"yaml"`},
 		{name: "top level string", schema: `{"type":"string"}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, contains: "#: the top level of a qwen_xml document must be an object, not string"},
 		{name: "top level array", schema: `{"$defs":{"x":{"type":["array","null"]}},"$ref":"#/$defs/x"}`, opts: jsonschema.Options{Style: jsonschema.StyleGLMXML}, contains: "must be an object, not null or array"},
-		{name: "pattern", schema: `{"type":"object","properties":{"a":{"type":"string","pattern":"^x+$"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "#/properties/a/pattern"},
+		{name: "pattern", schema: `{"type":"object","properties":{"a":{"type":"string","pattern":"^x+$"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "/properties/a/pattern: "},
 		{name: "format", schema: `{"type":"object","properties":{"a":{"type":"string","format":"date"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleMiniMaxXML}, unsupported: true, contains: "format"},
-		{name: "additional schema", schema: `{"type":"object","additionalProperties":{"type":"integer"}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "#/additionalProperties"},
-		{name: "pattern properties", schema: `{"type":"object","patternProperties":{"^x":{"type":"integer"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleCohereXML}, unsupported: true, contains: "#/patternProperties"},
+		{name: "additional schema", schema: `{"type":"object","additionalProperties":{"type":"integer"}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "/additionalProperties: "},
+		{name: "pattern properties", schema: `{"type":"object","patternProperties":{"^x":{"type":"integer"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleCohereXML}, unsupported: true, contains: "/patternProperties: "},
 		{name: "key with >", schema: `{"type":"object","properties":{"a>b":{"type":"integer"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "a>b"},
 		{name: "maxProperties", schema: `{"type":"object","properties":{"a":{},"b":{}},"maxProperties":1}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "maxProperties"},
 	} {
@@ -260,4 +262,63 @@ func TestXMLStyleJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, pdaAccepts(t, p, `{"name": "Bob", "age": 100}`))
 	assert.False(t, pdaAccepts(t, p, "<parameter=name>Bob</parameter><parameter=age>100</parameter>"))
+}
+
+// xmlStyles are the XML styles, for the fuzz target to pick from.
+var xmlStyles = []jsonschema.Style{jsonschema.StyleQwenXML, jsonschema.StyleMiniMaxXML, jsonschema.StyleDeepSeekXML,
+	jsonschema.StyleGLMXML, jsonschema.StyleCohereXML, jsonschema.StyleKimiK3XML}
+
+// FuzzCompileXML checks that any schema, in any XML style and order, either
+// compiles to a valid grammar that the pushdown compiler takes, or fails
+// with an error naming its place.
+func FuzzCompileXML(f *testing.F) {
+	for i, tc := range xmlCases {
+		f.Add([]byte(tc.schema), uint8(i))
+	}
+	for i, tc := range schemaCases {
+		f.Add([]byte(tc.schema), uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, schema []byte, pick uint8) {
+		opts := jsonschema.Options{
+			Style:  xmlStyles[int(pick)%len(xmlStyles)],
+			Order:  jsonschema.PropertyOrder(pick / 128),
+			Limits: grammar.Limits{Rules: 2000, ExprNodes: 1 << 18, Repeat: 1 << 12, Alternatives: 64, Enum: 500},
+		}
+		for _, lenient := range []bool{false, true} {
+			opts.Lenient = lenient
+			g, warnings, err := jsonschema.Compile(schema, opts)
+			if err != nil {
+				require.Nil(t, g)
+				checkSchemaError(t, schema, err)
+				continue
+			}
+			if err := g.Validate(); err != nil {
+				t.Fatalf("invalid grammar: %v", err)
+			}
+			require.LessOrEqual(t, len(g.Rules), opts.Limits.Rules, "%q: more rules than the limit", schema)
+			for _, w := range warnings {
+				require.True(t, w.Pointer == "" || strings.HasPrefix(w.Pointer, "/"), "%q: warning pointer %q", schema, w.Pointer)
+			}
+			fuzzcheck.Compiles(t, string(schema), g)
+		}
+	})
+}
+
+func ExampleStyle() {
+	schema := []byte(`{
+		"type": "object",
+		"properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1, "maximum": 9}},
+		"required": ["city"]
+	}`)
+	g, _, err := jsonschema.Compile(schema, jsonschema.Options{Style: jsonschema.StyleQwenXML})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print(g)
+	// Output:
+	// root ::= (xml-ws (("<parameter=city>" properties-city-xml "</parameter>") xml-ws) (("<parameter=days>" properties-days-xml "</parameter>") xml-ws){0,1})
+	// xml-ws ::= [\x09-\x0A ]{0,}
+	// xml-string ::= %text -("</parameter>" | "<parameter=")
+	// properties-city-xml ::= xml-string
+	// properties-days-xml ::= (xml-ws [1-9] xml-ws)
 }
