@@ -3,9 +3,12 @@ package jsonschema
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reinlm/rein/fsm"
 	"github.com/reinlm/rein/grammar"
 )
 
@@ -80,6 +83,7 @@ type xmlCompiler struct {
 	raw      *grammar.Expr // any raw string value
 	excludes []string      // what a raw string value cannot hold
 	noTag    *grammar.Expr // one character that starts no exclude
+	tags     *fsm.RuneDFA  // the strings holding an exclude, made when needed
 	rules    map[string]int
 }
 
@@ -459,21 +463,22 @@ func (x *xmlCompiler) rawString(s *schema) (*grammar.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	var dropped bool
-	for _, p := range parts {
-		if err := c.unsupported(p.loc.ptr, p.kw, "a raw string of the %s style cannot be held to a %s", c.opts.Style, p.kw); err != nil {
-			return nil, err
-		}
-		dropped = true
-	}
 	if len(s.notPatterns) > 0 || len(s.notVals) > 0 {
 		if err := c.unsupported(s.ptr, "not", "a raw string of the %s style cannot be held to a negation", c.opts.Style); err != nil {
 			return nil, err
 		}
-		dropped = true
 	}
-	if dropped {
-		return x.raw, nil
+	if len(parts) > 1 {
+		if err := c.unsupported(parts[1].loc.ptr, parts[1].kw, "a raw string of the %s style can be held to one pattern or format, not more", c.opts.Style); err != nil {
+			return nil, err
+		}
+		parts = parts[:1]
+	}
+	if len(parts) == 1 {
+		e, err := x.rawRegex(parts[0], minLen, maxLen)
+		if !errors.Is(err, errIgnore) {
+			return e, err
+		}
 	}
 	switch {
 	case minLen == 0 && maxLen < 0:
@@ -486,6 +491,94 @@ func (x *xmlCompiler) rawString(s *schema) (*grammar.Expr, error) {
 		return grammar.Cat(head, x.raw), nil
 	}
 	return c.bigRepeat(x.noTag, minLen, maxLen, "xml-string")
+}
+
+// rawRegex returns the raw text of the strings that the pattern or format
+// p accepts, with the length bounds, when none of them holds a tag: the
+// raw text then ends where the tag starts. It returns errIgnore in Lenient
+// mode when the constraint is dropped.
+func (x *xmlCompiler) rawRegex(p stringPart, minLen, maxLen int) (*grammar.Expr, error) {
+	c := x.c
+	alts, err := splitAnchors(p.re)
+	if err != nil {
+		return nil, c.unsupportedE(p.loc.ptr, p.kw, "%q: %v", p.loc.val, err)
+	}
+	var subs []*syntax.Regexp
+	for _, a := range alts {
+		re := a.re
+		var parts []*syntax.Regexp
+		if !a.start {
+			parts = append(parts, anyStar())
+		}
+		parts = append(parts, re)
+		if !a.end {
+			parts = append(parts, anyStar())
+		}
+		if len(parts) > 1 {
+			re = &syntax.Regexp{Op: syntax.OpConcat, Sub: parts}
+		}
+		if minLen > 0 || maxLen >= 0 {
+			lo, hi := lenRange(re)
+			if lo < minLen || maxLen >= 0 && (hi < 0 || hi > maxLen) {
+				var ok bool
+				if re, ok = restrictLength(re, minLen, maxLen); !ok {
+					return nil, c.unsupportedE(p.loc.ptr, p.kw, "%q cannot be combined with minLength and maxLength in the %s style", p.loc.val, c.opts.Style)
+				}
+			}
+		}
+		subs = append(subs, re)
+	}
+	if len(subs) == 0 {
+		return nil, nil
+	}
+	whole := subs[0]
+	if len(subs) > 1 {
+		whole = &syntax.Regexp{Op: syntax.OpAlternate, Sub: subs}
+	}
+	d, err := c.regexDFA(whole)
+	if err == nil {
+		var tags *fsm.RuneDFA
+		if tags, err = x.tagDFA(); err == nil {
+			d, err = c.intersect(d, tags)
+		}
+	}
+	if errors.Is(err, errAutomatonSize) {
+		return nil, c.automatonTooLarge(p.loc.ptr, p.kw, fmt.Sprintf("%s %q", p.kw, p.loc.val), err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !d.IsEmpty() {
+		return nil, c.unsupportedE(p.loc.ptr, p.kw, "%q admits strings holding %q or %q, which a raw string of the %s style cannot", p.loc.val, x.excludes[0], x.excludes[1], c.opts.Style)
+	}
+	e, err := grammar.RegexExpr(whole.String(), c.opts.Limits)
+	if err != nil {
+		return nil, c.unsupportedE(p.loc.ptr, p.kw, "%q: %v", p.loc.val, err)
+	}
+	if err := c.count(exprSize(e)); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// tagDFA returns the automaton of the strings that hold a tag (one of
+// x.excludes).
+func (x *xmlCompiler) tagDFA() (*fsm.RuneDFA, error) {
+	if x.tags != nil {
+		return x.tags, nil
+	}
+	quoted := make([]string, len(x.excludes))
+	for i, e := range x.excludes {
+		quoted[i] = regexp.QuoteMeta(e)
+	}
+	re, err := syntax.Parse(`(?s).*(?:`+strings.Join(quoted, "|")+`).*`, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	if x.tags, err = x.c.regexDFA(re.Simplify()); err != nil {
+		return nil, err
+	}
+	return x.tags, nil
 }
 
 // holdsTag reports whether a raw value s could not be told from its end.

@@ -141,6 +141,14 @@ var xmlCases = []xmlCase{
 		schema: `{"type":"object","properties":{"a":{"type":"string","minLength":2},"b":{"type":"string","minLength":1,"maxLength":3}},"required":["a","b"]}`,
 		accept: []string{"<parameter=a>xy</parameter><parameter=b>x</parameter>", "<parameter=a>xy<z</parameter><parameter=b>xyz</parameter>"},
 		reject: []string{"<parameter=a>x</parameter><parameter=b>x</parameter>", "<parameter=a>xy</parameter><parameter=b></parameter>", "<parameter=a>xy</parameter><parameter=b>wxyz</parameter>", "<parameter=a><x</parameter><parameter=b>x</parameter>"}},
+	{name: "pattern and format", style: jsonschema.StyleCohereXML,
+		schema: `{"type":"object","properties":{"id":{"type":"string","pattern":"^[A-Z]{2}-\\d+$"},"day":{"type":"string","format":"date"},"tag":{"type":"string","pattern":"^[a-z]+$","maxLength":3}},"required":["id","day","tag"]}`,
+		accept: []string{`<cofl:value name="id" type="raw">AB-12</cofl:value><cofl:value name="day" type="raw">2024-02-29</cofl:value><cofl:value name="tag" type="raw">xab</cofl:value>`,
+			"<cofl:value name=\"id\" type=\"raw\">AB-12</cofl:value>\n<cofl:value name=\"day\" type=\"raw\">2024-02-29</cofl:value>\n<cofl:value name=\"tag\" type=\"raw\">a</cofl:value>\n"},
+		reject: []string{`<cofl:value name="id" type="raw">ab-12</cofl:value><cofl:value name="day" type="raw">2024-02-29</cofl:value><cofl:value name="tag" type="raw">ab</cofl:value>`,
+			`<cofl:value name="id" type="raw">AB-12</cofl:value><cofl:value name="day" type="raw">2023-02-29</cofl:value><cofl:value name="tag" type="raw">ab</cofl:value>`,
+			`<cofl:value name="id" type="raw">AB-12</cofl:value><cofl:value name="day" type="raw">2024-02-29</cofl:value><cofl:value name="tag" type="raw">abcd</cofl:value>`,
+			`<cofl:value name="id" type="raw">AB-12</cofl:value><cofl:value name="day" type="raw">2024-02-29</cofl:value><cofl:value name="tag" type="raw">a1</cofl:value>`}},
 	{name: "key escaped", style: jsonschema.StyleMiniMaxXML,
 		schema: `{"type":"object","properties":{"a\"&b":{"type":"integer"}},"required":["a\"&b"]}`,
 		accept: []string{`<parameter name="a&quot;&amp;b">1</parameter>`}, reject: []string{`<parameter name="a"&b">1</parameter>`}},
@@ -216,8 +224,11 @@ func TestXMLErrors(t *testing.T) {
 		{name: "unknown style", schema: nameAge, opts: jsonschema.Options{Style: "yaml"}, contains: `"yaml"`},
 		{name: "top level string", schema: `{"type":"string"}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, contains: "#: the top level of a qwen_xml document must be an object, not string"},
 		{name: "top level array", schema: `{"$defs":{"x":{"type":["array","null"]}},"$ref":"#/$defs/x"}`, opts: jsonschema.Options{Style: jsonschema.StyleGLMXML}, contains: "must be an object, not null or array"},
-		{name: "pattern", schema: `{"type":"object","properties":{"a":{"type":"string","pattern":"^x+$"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "/properties/a/pattern: "},
-		{name: "format", schema: `{"type":"object","properties":{"a":{"type":"string","format":"date"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleMiniMaxXML}, unsupported: true, contains: "format"},
+		{name: "pattern admitting the closer", schema: `{"type":"object","properties":{"a":{"type":"string","pattern":"x$"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "/properties/a/pattern: "},
+		{name: "pattern admitting the opener", schema: `{"type":"object","properties":{"a":{"type":"string","pattern":"^[<a-z_>]+$"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleGLMXML}, unsupported: true, contains: `"<arg_key>"`},
+		{name: "pattern and length", schema: `{"type":"object","properties":{"a":{"type":"string","pattern":"ab","maxLength":4}}}`, opts: jsonschema.Options{Style: jsonschema.StyleMiniMaxXML}, unsupported: true, contains: "cannot be combined with minLength and maxLength"},
+		{name: "two patterns", schema: `{"type":"object","properties":{"a":{"type":"string","pattern":"^a","allOf":[{"pattern":"b$"}]}}}`, opts: jsonschema.Options{Style: jsonschema.StyleMiniMaxXML}, unsupported: true, contains: "not more"},
+		{name: "not", schema: `{"type":"object","properties":{"a":{"type":"string","not":{"const":"x"}}}}`, opts: jsonschema.Options{Style: jsonschema.StyleKimiK3XML}, unsupported: true, contains: "negation"},
 		{name: "additional schema", schema: `{"type":"object","additionalProperties":{"type":"integer"}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "/additionalProperties: "},
 		{name: "pattern properties", schema: `{"type":"object","patternProperties":{"^x":{"type":"integer"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleCohereXML}, unsupported: true, contains: "/patternProperties: "},
 		{name: "key with >", schema: `{"type":"object","properties":{"a>b":{"type":"integer"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "a>b"},
@@ -243,14 +254,14 @@ func TestXMLErrors(t *testing.T) {
 // TestXMLLenientPattern checks that Lenient mode drops a raw string's
 // pattern for any raw text, which still cannot hold the closing tag.
 func TestXMLLenientPattern(t *testing.T) {
-	g, warns, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"a":{"type":"string","pattern":"^x+$"}},"required":["a"]}`),
+	g, warns, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"a":{"type":"string","pattern":"x$"}},"required":["a"]}`),
 		jsonschema.Options{Style: jsonschema.StyleQwenXML, Lenient: true})
 	require.NoError(t, err)
 	require.Len(t, warns, 1)
 	assert.Equal(t, "/properties/a/pattern", warns[0].Pointer)
 	p, err := pda.Compile(g, grammar.Limits{})
 	require.NoError(t, err)
-	assert.True(t, pdaAccepts(t, p, "<parameter=a>yyy</parameter>"))
+	assert.True(t, pdaAccepts(t, p, "<parameter=a>yyy</parameter>"), "the pattern is dropped")
 	assert.False(t, pdaAccepts(t, p, "<parameter=a>y</parameter>y</parameter>"))
 }
 
