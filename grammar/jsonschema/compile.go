@@ -92,9 +92,12 @@ type Options struct {
 //   - A raw string cannot hold its element's closing tag, nor the opening
 //     of any element (the next property's, a nested Cohere value's); it
 //     may be empty. enum and const become raw literals (values holding a
-//     tag are dropped); minLength and maxLength are kept by counting
-//     characters other than '<' (a length-bounded string holds no '<' in
-//     its counted part); pattern, format and not are unsupported.
+//     tag are dropped); a pattern or format is kept when none of its
+//     strings holds a tag (else unsupported), with minLength and maxLength
+//     folded into it where its repetitions allow; minLength and maxLength
+//     alone are kept by counting characters other than '<' (a
+//     length-bounded string holds no '<' in its counted part); not is
+//     unsupported.
 //   - DeepSeek's string attribute is "true" exactly for raw strings;
 //     Cohere's type is raw, json (numbers, booleans, null), dict (nested
 //     named elements) or list (nested unnamed elements); Kimi-K3's type is

@@ -12,7 +12,10 @@ import (
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/fuzzcheck"
-	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/internal/masktest"
+	"github.com/reinlm/rein/internal/vocabtest"
+	"github.com/reinlm/rein/mask"
+	"github.com/reinlm/rein/pda"
 )
 
 // xmlCase is a schema compiled in one style, with documents it must accept
@@ -100,6 +103,17 @@ var xmlCases = []xmlCase{
 			`<cofl:value name="config" type="json">{"mode": "fast", "enabled": true}</cofl:value><cofl:value name="items" type="list"><cofl:value type="raw">a</cofl:value><cofl:value type="raw">b</cofl:value></cofl:value>`,
 			// A nested raw string that swallows its parent's end.
 			`<cofl:value name="config" type="dict"><cofl:value name="mode" type="raw">fast</cofl:value><cofl:value name="enabled" type="json">true</cofl:value></cofl:value><cofl:value name="items" type="list"><cofl:value type="raw">a</cofl:value></cofl:value><cofl:value type="raw">b</cofl:value></cofl:value>`,
+		}},
+	{name: "cohere recursive", style: jsonschema.StyleCohereXML,
+		schema: `{"type":"object","properties":{"root":{"$ref":"#/$defs/node"}},"required":["root"],
+			"$defs":{"node":{"type":"object","properties":{"v":{"type":"integer"},"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}},"required":["v"]}}}`,
+		accept: []string{
+			`<cofl:value name="root" type="dict"><cofl:value name="v" type="json">1</cofl:value></cofl:value>`,
+			`<cofl:value name="root" type="dict"><cofl:value name="v" type="json">1</cofl:value><cofl:value name="kids" type="list"><cofl:value type="dict"><cofl:value name="v" type="json">2</cofl:value><cofl:value name="kids" type="list"></cofl:value></cofl:value></cofl:value></cofl:value>`,
+		},
+		reject: []string{
+			`<cofl:value name="root" type="dict"><cofl:value name="v" type="json">1</cofl:value><cofl:value name="kids" type="list"><cofl:value type="dict"></cofl:value></cofl:value></cofl:value>`,
+			`<cofl:value name="root" type="dict"><cofl:value name="v" type="json">1</cofl:value><cofl:value name="kids" type="json">[]</cofl:value></cofl:value>`,
 		}},
 	{name: "kimi", style: jsonschema.StyleKimiK3XML, schema: nameAge,
 		accept: []string{`<|open|>argument key="name" type="string"<|sep|>Bob<|close|>argument<|sep|><|open|>argument key="age" type="number"<|sep|>100<|close|>argument<|sep|>`},
@@ -332,4 +346,51 @@ func ExampleStyle() {
 	// xml-string ::= %text -("</parameter>" | "<parameter=")
 	// properties-city-xml ::= xml-string
 	// properties-days-xml ::= (xml-ws [1-9] xml-ws)
+}
+
+// TestXMLQwenVocabulary runs Qwen3-Coder's layout of a call's arguments
+// through mask with Qwen3's vocabulary, token by token as a model would
+// write it, and checks the mask against the token-by-token reference at
+// every step.
+func TestXMLQwenVocabulary(t *testing.T) {
+	voc := vocabtest.Load(t, "qwen3")
+	enc, err := voc.Encoder()
+	require.NoError(t, err)
+	g, _, err := jsonschema.Compile([]byte(nameAge), jsonschema.Options{Style: jsonschema.StyleQwenXML})
+	require.NoError(t, err)
+	c, err := mask.Compile(g, voc, mask.Options{})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		doc    string
+		accept bool
+	}{
+		{"<parameter=name>\nBob <b>the</b> builder\n</parameter>\n<parameter=age>\n100\n</parameter>\n", true},
+		{"<parameter=name>Bob</parameter><parameter=age>100</parameter>", true},
+		{"<parameter=name>Bob</parameter>x<parameter=age>100</parameter>", false},
+		{"<parameter=name>Bob\n<parameter=age>100</parameter>", false},
+	} {
+		m := c.NewMatcher()
+		b := mask.NewBitmask(1, c.VocabSize())
+		ok := true
+		for _, id := range enc.Encode(tc.doc) {
+			require.NoError(t, m.FillBitmask(b, 0))
+			require.Empty(t, masktest.DiffRows(m, b.Row(0), masktest.ReferenceMask(m)), "%q", tc.doc)
+			allowed := b.Row(0)[id/32]&(1<<(id%32)) != 0
+			if !m.AcceptToken(id) {
+				assert.False(t, allowed, "%q: token %q refused but in the mask", tc.doc, voc.Bytes(id))
+				ok = false
+				break
+			}
+			assert.True(t, allowed, "%q: token %q accepted but not in the mask", tc.doc, voc.Bytes(id))
+		}
+		assert.Equal(t, tc.accept, ok && m.CanEnd(), "%q", tc.doc)
+	}
+	// The styles with special-token markup compile for a vocabulary that
+	// does not have those tokens: the markup is text there.
+	for _, st := range []jsonschema.Style{jsonschema.StyleDeepSeekXML, jsonschema.StyleKimiK3XML} {
+		g, _, err := jsonschema.Compile([]byte(nameAge), jsonschema.Options{Style: st})
+		require.NoError(t, err)
+		_, err = mask.Compile(g, voc, mask.Options{})
+		assert.NoError(t, err, st)
+	}
 }
