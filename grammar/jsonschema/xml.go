@@ -162,10 +162,15 @@ func (x *xmlCompiler) lit(s string) *grammar.Expr {
 	return grammar.Lit(s)
 }
 
-// key returns the spelling of a property name in an element header.
-func (x *xmlCompiler) key(ptr, name string) (string, error) {
+// key returns the spelling of the name of a property of s in an element
+// header.
+func (x *xmlCompiler) key(s *schema, name string) (string, error) {
 	if x.st.keyForbid != "" && strings.Contains(name, x.st.keyForbid) {
-		return "", x.c.unsupportedE(ptr, "properties", "the property name %q cannot be written in the %s style", name, x.c.opts.Style)
+		ptr, kw := s.ptr+"/properties", name
+		if s.prop(name) < 0 {
+			ptr, kw = s.ptr, "required"
+		}
+		return "", x.c.unsupportedE(ptr, kw, "the property name %q cannot be written in the %s style", name, x.c.opts.Style)
 	}
 	if !x.st.attr {
 		return name, nil
@@ -227,7 +232,7 @@ func (x *xmlCompiler) object(s *schema) (*grammar.Expr, error) {
 			}
 		}
 		if ok && !p.conj.isFalse() {
-			k, err := x.key(ptr, p.name)
+			k, err := x.key(s, p.name)
 			switch {
 			case errors.Is(err, errIgnore):
 			case err != nil:

@@ -140,6 +140,7 @@ var xmlCases = []xmlCase{
 		reject: []string{`<|open|>argument key="s" type="null"<|sep|>x<|close|>argument<|sep|>`}},
 	{name: "no type at the top", style: jsonschema.StyleQwenXML, schema: `{"properties":{"a":{"type":"integer"}}}`,
 		accept: []string{"", "<parameter=a>1</parameter>"}, reject: []string{"<parameter=a>x</parameter>", "1"}},
+	{name: "true", style: jsonschema.StyleGLMXML, schema: `true`, accept: []string{"", "\n"}, reject: []string{"<arg_key>a</arg_key><arg_value>1</arg_value>"}},
 	{name: "additionalProperties true reads as none", style: jsonschema.StyleQwenXML, schema: `{"type":"object","additionalProperties":true}`,
 		accept: []string{"", " \n"}, reject: []string{"<parameter=a>1</parameter>"}},
 
@@ -234,6 +235,7 @@ func TestXMLErrors(t *testing.T) {
 		opts         jsonschema.Options
 		unsupported  bool
 		contains     string
+		lenientNone  bool // in Lenient mode the schema accepts no document
 	}{
 		{name: "unknown style", schema: nameAge, opts: jsonschema.Options{Style: "yaml"}, contains: `"yaml"`},
 		{name: "top level string", schema: `{"type":"string"}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, contains: "#: the top level of a qwen_xml document must be an object, not string"},
@@ -245,7 +247,9 @@ func TestXMLErrors(t *testing.T) {
 		{name: "not", schema: `{"type":"object","properties":{"a":{"type":"string","not":{"const":"x"}}}}`, opts: jsonschema.Options{Style: jsonschema.StyleKimiK3XML}, unsupported: true, contains: "negation"},
 		{name: "additional schema", schema: `{"type":"object","additionalProperties":{"type":"integer"}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "/additionalProperties: "},
 		{name: "pattern properties", schema: `{"type":"object","patternProperties":{"^x":{"type":"integer"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleCohereXML}, unsupported: true, contains: "/patternProperties: "},
-		{name: "key with >", schema: `{"type":"object","properties":{"a>b":{"type":"integer"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "a>b"},
+		{name: "key with >", schema: `{"type":"object","properties":{"a>b":{"type":"integer"}}}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "/properties/a>b: "},
+		{name: "required key with <", schema: `{"type":"object","required":["a<b"]}`, opts: jsonschema.Options{Style: jsonschema.StyleGLMXML}, unsupported: true, contains: "/required: ", lenientNone: true},
+		{name: "false", schema: `false`, opts: jsonschema.Options{Style: jsonschema.StyleKimiK3XML}, contains: "accepts no value"},
 		{name: "maxProperties", schema: `{"type":"object","properties":{"a":{},"b":{}},"maxProperties":1}`, opts: jsonschema.Options{Style: jsonschema.StyleQwenXML}, unsupported: true, contains: "maxProperties"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -257,6 +261,10 @@ func TestXMLErrors(t *testing.T) {
 				opts := tc.opts
 				opts.Lenient = true
 				g, warns, err := jsonschema.Compile([]byte(tc.schema), opts)
+				if tc.lenientNone {
+					assert.ErrorContains(t, err, "the schema accepts no value")
+					return
+				}
 				require.NoError(t, err)
 				assert.NotNil(t, g)
 				assert.NotEmpty(t, warns)
