@@ -90,8 +90,10 @@ type Options struct {
 //     unsupported. Property counts beyond what required implies are
 //     unsupported.
 //   - A raw string cannot hold its element's closing tag, nor the opening
-//     of any element (the next property's, a nested Cohere value's); it
-//     may be empty. enum and const become raw literals (values holding a
+//     of any element (the next property's, a nested Cohere value's), so
+//     it cannot swallow what follows it; it may be empty. What follows the
+//     document (the end of the call that holds it) is not known here and
+//     not excluded, but the closing tag must come first. enum and const become raw literals (values holding a
 //     tag are dropped); a pattern or format is kept when none of its
 //     strings holds a tag (else unsupported), with minLength and maxLength
 //     folded into it where its repetitions allow; minLength and maxLength
