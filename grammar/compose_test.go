@@ -32,6 +32,8 @@ func TestClone(t *testing.T) {
 	c.Rules[1].Body.Subs[8].Excludes[0] = "changed"
 	body.Subs = body.Subs[:1]
 	c.Rules[2].Name = "renamed"
+	// everyOp's root holds, in order: literals, classes, an alternation of
+	// references, repetitions (the third of a token), a regexp.
 	assert.Equal(t, before, g.String(), "g is as it was")
 
 	// Nesting deeper than any recursion would like.

@@ -60,8 +60,8 @@ import (
 //	                            "/" written "\/"), matched in full
 //	                            (RegexExpr), as in llguidance's lexemes
 //	%text                       any UTF-8 text (Text)
-//	%text_excluding("a", "b")   any UTF-8 text in which none of the strings
-//	                            occurs (Text)
+//	%text -("a" | "b")          any UTF-8 text in which none of the strings
+//	                            occurs (Text); it may end with part of one
 //	%lit_tokens "text"          a literal in which a special token's text
 //	                            may also be that token (LitTokens)
 //
@@ -97,7 +97,7 @@ import (
 // (GBNFRepeat; an unbounded one counts as its minimum, so that
 // "((x{100}){100}){100}" cannot ask the compiler for a million copies), the
 // nesting of groups and stacked repetition operators (GBNFDepth), the items
-// of one token list <[...]> and the strings of one %text_excluding (Enum),
+// of one token list <[...]> and the strings of one %text -(...) (Enum),
 // the rules of a grammar with embedded schemas (Rules), each regular
 // expression (RegexBytes), and each %json schema (the limits are passed to
 // GBNFOptions.JSONSchema); a zero field means its default from
@@ -952,9 +952,7 @@ func (p *gbnfParser) parseDirective(nested bool) (*Expr, error) {
 	case "json":
 		return p.parseJSONSchema(start, nested)
 	case "text":
-		return Text(), nil
-	case "text_excluding":
-		return p.parseTextExcluding(nested)
+		return p.parseText(nested)
 	case "lit_tokens":
 		p.skipSpace(nested)
 		if p.peek() != '"' {
@@ -966,7 +964,7 @@ func (p *gbnfParser) parseDirective(nested bool) (*Expr, error) {
 		}
 		return LitTokens(s), nil
 	default:
-		return nil, p.errorAt(start, nil, "unknown extension %%%s (there are %%json, %%text, %%text_excluding and %%lit_tokens)", word)
+		return nil, p.errorAt(start, nil, "unknown extension %%%s (there are %%json, %%text and %%lit_tokens)", word)
 	}
 }
 
@@ -1004,22 +1002,32 @@ func (p *gbnfParser) parseRegex() (*Expr, error) {
 	return nil, p.errorAt(at, re, "regular expression: %s", msg)
 }
 
-// parseTextExcluding parses the list ("a", "b", ...) of %text_excluding.
-func (p *gbnfParser) parseTextExcluding(nested bool) (*Expr, error) {
+// parseText parses what follows %text: nothing, or the strings the text
+// excludes, -("a" | "b" | ...). A '-' not followed by '(' starts a rule
+// name, as in "%text -x".
+func (p *gbnfParser) parseText(nested bool) (*Expr, error) {
+	after := p.off
+	p.skipSpace(nested)
+	if p.peek() != '-' {
+		p.off = after
+		return Text(), nil
+	}
+	minus := p.off
+	p.off++
 	p.skipSpace(nested)
 	if p.peek() != '(' {
-		return nil, p.errorAt(p.off, nil, "expected '(' after %%text_excluding, found %s", p.describe())
+		p.off = after
+		return Text(), nil
 	}
-	open := p.off
 	p.off++
 	p.skipSpace(true)
 	var excludes []string
 	for {
 		if p.peek() != '"' {
-			return nil, p.errorAt(p.off, nil, "expected a string literal in %%text_excluding(...), found %s", p.describe())
+			return nil, p.errorAt(p.off, nil, "expected a string literal in %%text -(...), found %s", p.describe())
 		}
 		if len(excludes) == p.lim.Enum {
-			return nil, p.errorAt(open, ErrLimit, "%%text_excluding has more strings than Limits.Enum (%d)", p.lim.Enum)
+			return nil, p.errorAt(minus, ErrLimit, "%%text -(...) excludes more strings than Limits.Enum (%d)", p.lim.Enum)
 		}
 		at := p.off
 		s, err := p.parseQuoted()
@@ -1027,19 +1035,19 @@ func (p *gbnfParser) parseTextExcluding(nested bool) (*Expr, error) {
 			return nil, err
 		}
 		if s == "" {
-			return nil, p.errorAt(at, nil, "%%text_excluding cannot exclude the empty string")
+			return nil, p.errorAt(at, nil, "%%text -(...) cannot exclude the empty string")
 		}
 		excludes = append(excludes, s)
 		p.skipSpace(true)
 		switch p.peek() {
-		case ',':
+		case '|':
 			p.off++
 			p.skipSpace(true)
 		case ')':
 			p.off++
 			return Text(excludes...), nil
 		default:
-			return nil, p.errorAt(p.off, nil, "expected ',' or ')' to close %%text_excluding( at %s, found %s", p.posOf(open), p.describe())
+			return nil, p.errorAt(p.off, nil, "expected '|' or ')' to close the %%text -( at %s, found %s", p.posOf(minus), p.describe())
 		}
 	}
 }

@@ -145,13 +145,13 @@ func TestParseGBNFTokenStructure(t *testing.T) {
 	}
 }
 
-// TestParseGBNFTokenLimits: a token list and a %text_excluding list hold at
+// TestParseGBNFTokenLimits: a token list and a %text -(...) list hold at
 // most Limits.Enum items.
 func TestParseGBNFTokenLimits(t *testing.T) {
 	for _, tc := range []struct{ ok, over string }{
 		{`root ::= <[1,2-3,"x"]>`, `root ::= <[1,2-3,"x",4]>`},
 		{`root ::= <[^1,2,3]>`, `root ::= <[^1,2,3,4]>`},
-		{`root ::= %text_excluding("a", "b", "c")`, `root ::= %text_excluding("a", "b", "c", "d")`},
+		{`root ::= %text -("a" | "b" | "c")`, `root ::= %text -("a" | "b" | "c" | "d")`},
 	} {
 		lim := grammar.Limits{Enum: 3}
 		_, err := grammar.ParseGBNF(tc.ok, "", lim)
@@ -169,7 +169,7 @@ func TestParseGBNFTokenLimits(t *testing.T) {
 // <tool_call> and their ends as ordinary tokens and <|im_end|> as a special
 // one; a token terminal names either by identity.
 func TestGBNFTokensEndToEnd(t *testing.T) {
-	const src = `root ::= <think> %text_excluding("</think>") </think> "\n\n" call+ <|im_end|>
+	const src = `root ::= <think> %text -("</think>") </think> "\n\n" call+ <|im_end|>
 call ::= <tool_call> "\n" %json {"type": "object", "properties": {"name": {"const": "get_weather"}}, "required": ["name"], "additionalProperties": false} "\n" </tool_call>
 `
 	g, err := grammar.ParseGBNFOptions(src, grammar.GBNFOptions{JSONSchema: jsonschema.Embed})

@@ -420,10 +420,10 @@ func writeLeaf(b *strings.Builder, e *Expr, names []string) {
 			b.WriteString("%text")
 			return
 		}
-		b.WriteString("%text_excluding(")
+		b.WriteString("%text -(")
 		for i, x := range e.Excludes {
 			if i > 0 {
-				b.WriteString(", ")
+				b.WriteString(" | ")
 			}
 			writeLiteral(b, []byte(x))
 		}
@@ -594,7 +594,7 @@ func writeClassRune(b *strings.Builder, r rune) {
 //     text, so indices may differ; names do not, except that a name GBNF
 //     cannot spell (characters other than [a-zA-Z0-9-], or a name two rules
 //     share) is written with '-' for each such character and a suffix "-2",
-//     "-3", ... that makes it unique;
+//     "-3", ... that makes it unique, and "" and "-" are written "rule";
 //   - a sequence or alternation of one part reads back as that part, an
 //     empty sequence as the empty string, and an expression shared by
 //     several places as copies of it;
@@ -650,7 +650,7 @@ func gbnfRuleNames(g *Grammar) []string {
 				name[j] = '-'
 			}
 		}
-		if len(name) == 0 {
+		if !isGBNFName(string(name)) {
 			name = []rune("rule")
 		}
 		names[i] = uniqueName(used, string(name))
@@ -658,9 +658,11 @@ func gbnfRuleNames(g *Grammar) []string {
 	return names
 }
 
-// isGBNFName reports whether s is a rule name GBNF can spell.
+// isGBNFName reports whether s is a rule name GBNF can spell, and can
+// print anywhere: "-" cannot follow %text, where "-(" starts the strings it
+// excludes.
 func isGBNFName(s string) bool {
-	if s == "" {
+	if s == "" || s == "-" {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
