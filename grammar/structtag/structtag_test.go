@@ -10,22 +10,31 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/structtag"
+	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/pda"
 )
 
-// program compiles a request into an automaton, skipping the test while pda
-// cannot compile free text and token terminals.
-func program(t *testing.T, request string, opts structtag.Options) *pda.Program {
+// recognizer compiles a request and returns whether it accepts a text
+// whole: through the byte automaton, or, for a grammar with token
+// terminals, through the matcher of the test vocabulary, fed the text's
+// tokens.
+func recognizer(t *testing.T, request string, opts structtag.Options) func(string) bool {
 	t.Helper()
 	g, err := structtag.Compile([]byte(request), opts)
 	require.NoError(t, err)
 	require.NoError(t, g.Validate())
-	p, err := pda.Compile(g, grammar.Limits{})
-	if err != nil && hasTokenTerms(g) && !tokenTermsWork() {
-		t.Skipf("pda lacks token terminals and free text yet: %v", err)
+	if hasTokens(g) {
+		vocab, err := testVocab()
+		require.NoError(t, err)
+		enc, err := vocab.Encoder()
+		require.NoError(t, err)
+		c, err := mask.Compile(g, vocab, mask.Options{})
+		require.NoError(t, err)
+		return func(s string) bool { return runTokens(c, enc.Encode(s)) }
 	}
+	p, err := pda.Compile(g, grammar.Limits{})
 	require.NoError(t, err)
-	return p
+	return func(s string) bool { return runBytes(p, s) }
 }
 
 // TestLanguages checks the texts each request accepts: end detection, the
@@ -42,7 +51,7 @@ func TestLanguages(t *testing.T) {
 		{
 			name:    "any_text excludes every end string of its tag",
 			request: `{"type":"tag","begin":"<a>","content":{"type":"any_text"},"end":["</a>","</b>"]}`,
-			accept:  []string{"<a>x</a>", "<a>x</b>", "<a></a", "<a>x</a</a>"},
+			accept:  []string{"<a>x</a>", "<a>x</b>", "<a></a>", "<a>x</a</a>"},
 			reject:  []string{"<a>x</b></a>", "<a>x</a>y</a>", "<a>x"},
 		},
 		{
@@ -62,12 +71,6 @@ func TestLanguages(t *testing.T) {
 			request: `{"type":"tag","begin":"<r>","content":{"type":"dispatch","rules":[["<f>",` + obj + `]]},"end":"</r>"}`,
 			accept:  []string{"<r>a<f>{} b</r>", "<r></r>"},
 			reject:  []string{"<r>a</r>b</r>"},
-		},
-		{
-			name:    "a tag that ends with a token hands no strings down",
-			request: `{"type":"tag","begin":"<a>","content":{"type":"any_text","excludes":["</a>"]},"end":{"token":"<|end|>"}}`,
-			accept:  []string{"<a>x"},
-			reject:  []string{"<a>x</a>"},
 		},
 		{
 			name:    "dispatch without loop stops after its first rule",
@@ -163,12 +166,98 @@ func TestLanguages(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := program(t, tc.request, tc.opts)
+			accepts := recognizer(t, tc.request, tc.opts)
 			for _, s := range tc.accept {
-				assert.True(t, runBytes(p, s), "accept %q", s)
+				assert.True(t, accepts(s), "accept %q", s)
 			}
 			for _, s := range tc.reject {
-				assert.False(t, runBytes(p, s), "reject %q", s)
+				assert.False(t, accepts(s), "reject %q", s)
+			}
+		})
+	}
+}
+
+// steps builds a token sequence: "<|...|>" is that special token, anything
+// else ordinary text.
+func steps(parts ...string) []tokenStep {
+	out := make([]tokenStep, len(parts))
+	for i, p := range parts {
+		if strings.HasPrefix(p, "<|") && strings.HasSuffix(p, "|>") {
+			out[i].Token = &p
+		} else {
+			out[i].Text = &p
+		}
+	}
+	return out
+}
+
+// TestTokenLanguages checks token-level formats and end detection against
+// the test vocabulary (one token per byte, and the special tokens of the
+// vectors).
+func TestTokenLanguages(t *testing.T) {
+	vocab, err := testVocab()
+	require.NoError(t, err)
+	enc, err := vocab.Encoder()
+	require.NoError(t, err)
+	cases := []struct {
+		name    string
+		request string
+		accept  [][]tokenStep
+		reject  [][]tokenStep
+	}{
+		{
+			name:    "a tag that ends with a token hands no strings down",
+			request: `{"type":"tag","begin":"<a>","content":{"type":"any_text","excludes":["</a>"]},"end":{"token":"<|eos|>"}}`,
+			accept:  [][]tokenStep{steps("<a>x</a", "<|eos|>"), steps("<a>", "<|eos|>")},
+			reject:  [][]tokenStep{steps("<a>x</a>", "<|eos|>"), steps("<a>x")},
+		},
+		{
+			name:    "free tokens stop at the tag's end token",
+			request: `{"type":"tag","begin":{"token":"<|think_start|>"},"content":{"type":"exclude_token","exclude_tokens":["<|tool|>"]},"end":{"token":"<|think_end|>"}}`,
+			accept:  [][]tokenStep{steps("<|think_start|>", "x", "<|think_end|>"), steps("<|think_start|>", "<|eos|>", "<|think_end|>")},
+			reject:  [][]tokenStep{steps("<|think_start|>", "<|think_end|>", "<|think_end|>"), steps("<|think_start|>", "<|tool|>", "<|think_end|>"), steps("<|think_start|>", "xy", "<|think_end|>")},
+		},
+		{
+			name:    "a tag with string ends hands no token down",
+			request: `{"type":"tag","begin":"<a>","content":{"type":"any_tokens"},"end":"</a>"}`,
+			accept:  [][]tokenStep{steps("<a>", "<|eos|>", "</a>"), steps("<a>x</a>")},
+		},
+		{
+			name:    "special-token text in a literal matches the token",
+			request: `{"type":"tag","begin":"<|tool|>","content":{"type":"const_string","value":"x"},"end":"<|eos|>"}`,
+			accept:  [][]tokenStep{steps("<|tool|>", "x", "<|eos|>")},
+			reject:  [][]tokenStep{steps("<|tool|>", "y", "<|eos|>")},
+		},
+		{
+			name:    "token_dispatch without loop",
+			request: `{"type":"token_dispatch","rules":[["<|tool|>",{"type":"const_string","value":"x"}]],"loop":false}`,
+			accept:  [][]tokenStep{steps(), steps("ab", "<|tool|>", "x")},
+			reject:  [][]tokenStep{steps("<|tool|>", "x", "a"), steps("<|tool|>", "x", "<|tool|>", "x")},
+		},
+		{
+			name:    "token_triggered_tags, stop after first",
+			request: `{"type":"token_triggered_tags","trigger_tokens":["<|tool_call_start|>"],"tags":[{"begin":{"token":"<|tool_call_start|>"},"content":{"type":"const_string","value":"x"},"end":{"token":"<|tool_call_end|>"}}],"stop_after_first":true}`,
+			accept:  [][]tokenStep{steps("hi"), steps("hi", "<|tool_call_start|>", "x", "<|tool_call_end|>")},
+			reject:  [][]tokenStep{steps("<|tool_call_start|>", "x", "<|tool_call_end|>", "a")},
+		},
+		{
+			name:    "token_triggered_tags, exactly one",
+			request: `{"type":"token_triggered_tags","trigger_tokens":["<|tool_call_start|>"],"tags":[{"begin":{"token":"<|tool_call_start|>"},"content":{"type":"const_string","value":"x"},"end":{"token":"<|tool_call_end|>"}}],"stop_after_first":true,"at_least_one":true}`,
+			accept:  [][]tokenStep{steps("<|tool_call_start|>", "x", "<|tool_call_end|>")},
+			reject:  [][]tokenStep{steps(), steps("a", "<|tool_call_start|>", "x", "<|tool_call_end|>")},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := structtag.Compile([]byte(tc.request), structtag.Options{TokenID: vocab.TokenID})
+			require.NoError(t, err)
+			c, err := mask.Compile(g, vocab, mask.Options{})
+			require.NoError(t, err)
+			for _, seq := range tc.accept {
+				assert.True(t, runTokens(c, ids(t, vocab, enc, seq)), "accept %v", seq)
+			}
+			for _, seq := range tc.reject {
+				assert.False(t, runTokens(c, ids(t, vocab, enc, seq)), "reject %v", seq)
 			}
 		})
 	}

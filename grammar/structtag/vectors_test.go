@@ -122,8 +122,9 @@ func runBytes(p *pda.Program, s string) bool {
 	return st.AdvanceBytes([]byte(s)) && st.CanEnd()
 }
 
-// hasTokenTerms reports whether g holds token terminals or free text.
-func hasTokenTerms(g *grammar.Grammar) bool {
+// hasTokens reports whether g holds token terminals, which only package
+// mask can compile, for a vocabulary.
+func hasTokens(g *grammar.Grammar) bool {
 	var stack []*grammar.Expr
 	for _, r := range g.Rules {
 		stack = append(stack, r.Body)
@@ -131,7 +132,7 @@ func hasTokenTerms(g *grammar.Grammar) bool {
 	for len(stack) > 0 {
 		e := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if e.Op == grammar.OpToken || e.Op == grammar.OpText {
+		if e.Op == grammar.OpToken {
 			return true
 		}
 		stack = append(stack, e.Subs...)
@@ -191,9 +192,6 @@ func TestVectors(t *testing.T) {
 			checkTexts(t, g, v, vocab, enc)
 			if len(v.AcceptTokens)+len(v.RejectTokens) > 0 {
 				c, err := mask.Compile(g, vocab, mask.Options{})
-				if err != nil && hasTokenTerms(g) && !tokenTermsWork() {
-					t.Skipf("mask lacks token terminals yet: %v", err)
-				}
 				require.NoError(t, err)
 				for _, seq := range v.AcceptTokens {
 					assert.True(t, runTokens(c, ids(t, vocab, enc, seq)), "accept %v", seq)
@@ -223,20 +221,8 @@ func checkTexts(t *testing.T, g *grammar.Grammar, v vector, vocab *tokenizer.Voc
 	if len(v.Accept)+len(v.Reject) == 0 {
 		return
 	}
-	p, err := pda.Compile(g, grammar.Limits{})
-	if err != nil && hasTokenTerms(g) && !tokenTermsWork() {
-		t.Skipf("pda lacks token terminals and free text yet: %v", err)
-	}
-	require.NoError(t, err)
-	for _, s := range v.Accept {
-		if why, ok := differences[[2]string{v.Name, s}]; ok {
-			assert.False(t, runBytes(p, s), "rein rejects %q: %s", s, why)
-			continue
-		}
-		assert.True(t, runBytes(p, s), "accept %q", s)
-	}
-	for _, s := range v.Reject {
-		assert.False(t, runBytes(p, s), "reject %q", s)
+	if !hasTokens(g) {
+		checkBytes(t, g, v)
 	}
 	c, err := mask.Compile(g, vocab, mask.Options{})
 	require.NoError(t, err)
@@ -249,10 +235,20 @@ func checkTexts(t *testing.T, g *grammar.Grammar, v vector, vocab *tokenizer.Voc
 	}
 }
 
-// tokenTermsWork reports whether pda compiles token terminals and free
-// text yet (they arrive in the lead's "mask: token terminals" commit).
-var tokenTermsWork = sync.OnceValue(func() bool {
-	g := &grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: grammar.Cat(grammar.Text("x"), grammar.Token("<|eos|>"))}}}
-	_, err := pda.Compile(g, grammar.Limits{})
-	return err == nil
-})
+// checkBytes runs the accept and reject texts of v through the byte
+// automaton of g.
+func checkBytes(t *testing.T, g *grammar.Grammar, v vector) {
+	t.Helper()
+	p, err := pda.Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	for _, s := range v.Accept {
+		if why, ok := differences[[2]string{v.Name, s}]; ok {
+			assert.False(t, runBytes(p, s), "rein rejects %q: %s", s, why)
+			continue
+		}
+		assert.True(t, runBytes(p, s), "accept %q", s)
+	}
+	for _, s := range v.Reject {
+		assert.False(t, runBytes(p, s), "reject %q", s)
+	}
+}
