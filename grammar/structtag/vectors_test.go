@@ -105,7 +105,7 @@ func ids(t *testing.T, v *tokenizer.Vocab, enc *tokenizer.Encoder, steps []token
 }
 
 // runTokens reports whether the matcher accepts every token of seq and can
-// end after them.
+// end after them, or has ended with a stop token.
 func runTokens(c *mask.Compiled, seq []int) bool {
 	m := c.NewMatcher()
 	for _, id := range seq {
@@ -113,7 +113,7 @@ func runTokens(c *mask.Compiled, seq []int) bool {
 			return false
 		}
 	}
-	return m.CanEnd()
+	return m.IsTerminated() || m.CanEnd()
 }
 
 // runBytes reports whether the automaton accepts s whole.
