@@ -1,6 +1,8 @@
 package structtag_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/reinlm/rein/grammar"
@@ -56,4 +58,35 @@ func ExampleCompile() {
 	// false
 	// true
 	// structtag: /elements/1/end: the content is unlimited, so at least one end string must be non-empty
+}
+
+// A program that builds the structural tag itself, such as a model's
+// tool-call format, writes it with the Format constructors.
+func ExampleCompileFormat() {
+	call := structtag.Tag("<tool_call>",
+		structtag.JSONSchema(json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`), ""),
+		"</tool_call>")
+	format := structtag.Sequence(
+		structtag.Tag("<think>", structtag.AnyText(), "</think>"),
+		structtag.TriggeredTags([]string{"<tool_call>"}, []structtag.Format{call}, false, false),
+	)
+	request, err := format.Request()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(request)[:60])
+
+	g, err := structtag.CompileFormat(context.Background(), format, structtag.Options{})
+	if err != nil {
+		panic(err)
+	}
+	p, err := pda.Compile(g, grammar.Limits{})
+	if err != nil {
+		panic(err)
+	}
+	st := pda.NewState(p)
+	fmt.Println(st.AdvanceBytes([]byte(`<think>hmm</think>Sure.<tool_call>{"city": "Oslo"}</tool_call>`)) && st.CanEnd())
+	// Output:
+	// {"type":"structural_tag","format":{"type":"sequence","elemen
+	// true
 }
