@@ -4,7 +4,18 @@
 // response_format to constrain tool calls, reasoning blocks and free text
 // together: {"type": "structural_tag", "format": {...}}, or, for rein, the
 // format object alone. Compile reads it and returns the grammar; package
-// mask compiles that for a vocabulary like any other.
+// mask compiles that for a vocabulary like any other. Programs that build
+// structural tags rather than receive them write them as Format values
+// (Tag, TriggeredTags, JSONSchema, ...), which marshal to the same JSON, and
+// compile them with CompileFormat.
+//
+// A request goes through the package in three steps, one file each:
+// json.go reads the JSON into a tree that keeps key order and byte offsets
+// (iteratively, bounded by Limits.SchemaBytes and SchemaNodes); fields.go
+// knows each format type's fields and infers the type of untyped objects;
+// format.go, tags.go, tokens.go and schema.go emit the grammar, one rule
+// per composite format, with embedded JSON Schema and GBNF grammars copied
+// in with their rules renumbered.
 //
 // # Formats
 //
@@ -58,7 +69,7 @@
 //
 //   - A field that the format type does not know is an error (XGrammar
 //     ignores it); every field XGrammar's newest parser knows is accepted.
-//     So is a field given twice.
+//     A field given twice is an error too.
 //   - any_text's max_tokens and max_chars, and json_schema's excludes, are
 //     errors wrapping grammar.ErrUnsupported: rein cannot yet count the
 //     tokens of a region. any_tokens.max_tokens is a bounded repetition and
@@ -66,6 +77,16 @@
 //   - Without Options.TokenID, token texts are resolved when package mask
 //     compiles the grammar, not here, and a trigger token given by id
 //     cannot be matched to a tag that begins with the same token by text.
+//   - json_schema with any_order uses jsonschema.OrderAny, which accepts
+//     each declared property at most once and tracks required ones;
+//     XGrammar only counts entries, so it also accepts a repeated key in
+//     place of a missing required one.
+//   - End detection does not reach into json_schema, grammar and regex
+//     formats: a JSON string inside a tag may hold the tag's end.
+//   - Free text may end with part of a trigger that the trigger itself
+//     completes ("ab" then the trigger "aba"); XGrammar fires at the first
+//     complete trigger. Only a trigger with a border (a proper prefix that
+//     is also its suffix, "a" in "aba") tells the two apart.
 //
 // # Errors and limits
 //
