@@ -1,6 +1,7 @@
 package structtag_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -398,4 +399,34 @@ func TestSpecialTokenLiterals(t *testing.T) {
 	for _, s := range []string{"<|c|>", "<|b|>", "<|e|>", "<|f|>", "<|s|>", "<|d|>", "<|tb|>", "<|te|>"} {
 		assert.True(t, found[s], "literal %q", s)
 	}
+}
+
+// TestKnownFields checks Q1 from the other side: every field XGrammar's
+// newest parser knows is accepted, at its default or null.
+func TestKnownFields(t *testing.T) {
+	for _, request := range []string{
+		`{"type":"json_schema","json_schema":{},"style":"json","any_order":false,"max_whitespace_cnt":null,"excludes":[]}`,
+		`{"type":"qwen_xml_parameter","json_schema":{"type":"object"},"any_order":false,"max_whitespace_cnt":4,"excludes":[]}`,
+		`{"type":"any_text","excludes":[],"max_tokens":null,"max_chars":null}`,
+		`{"type":"triggered_tags","triggers":["<"],"tags":[{"type":"tag","begin":"<a>","content":{"type":"const_string","value":""},"end":"</a>"}],"at_least_one":false,"stop_after_first":false,"excludes":[]}`,
+		`{"type":"tags_with_separator","tags":[{"begin":"<a>","content":{"value":""},"end":"</a>"}],"separator":"","at_least_one":false,"stop_after_first":false}`,
+		`{"type":"dispatch","rules":[["<a>",{"value":""}]],"loop":true,"excludes":[]}`,
+		`{"type":"exclude_token","exclude_tokens":[]}`,
+		`{"type":"any_tokens","exclude_tokens":[],"max_tokens":null}`,
+		`{"type":"token_triggered_tags","trigger_tokens":[5],"tags":[{"begin":{"token":5},"content":{"value":""},"end":{"type":"token","token":6}}],"exclude_tokens":[],"at_least_one":false,"stop_after_first":false}`,
+		`{"type":"token_dispatch","rules":[[5,{"value":""}]],"loop":true,"exclude_tokens":[]}`,
+		`{"type":"structural_tag","format":{"type":"any_text"}}`,
+		`{"format":{"type":"any_text"}}`,
+	} {
+		_, err := structtag.Compile([]byte(request), structtag.Options{})
+		assert.NoError(t, err, request)
+	}
+}
+
+// TestCancel checks that a cancelled compilation says why.
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := structtag.CompileContext(ctx, []byte(`{"type":"const_string","value":"a"}`), structtag.Options{})
+	assert.ErrorIs(t, err, context.Canceled)
 }
