@@ -153,6 +153,12 @@ func TestLanguages(t *testing.T) {
 			reject:  []string{"[1,\n2]", `[1,  2]`},
 		},
 		{
+			name:    "qwen_xml_parameter is json_schema in style qwen_xml",
+			request: `{"type":"tag","begin":"<function=f>","content":{"type":"qwen_xml_parameter","json_schema":{"type":"object","properties":{"a":{"type":"string"},"n":{"type":"integer"}},"required":["a","n"]}},"end":"</function>"}`,
+			accept:  []string{"<function=f><parameter=a>x y</parameter><parameter=n>3</parameter></function>", "<function=f>\n<parameter=a>\nx\n</parameter>\n<parameter=n>\n3\n</parameter>\n</function>"},
+			reject:  []string{`<function=f>{"a": "x", "n": 3}</function>`, "<function=f><parameter=a>x</parameter></function>", "<function=f><parameter=n>3</parameter><parameter=a>x</parameter></function>"},
+		},
+		{
 			name:    "grammar and regex formats",
 			request: `{"type":"sequence","elements":[{"type":"grammar","grammar":"root ::= \"a\" x\nx ::= [0-9]+"},{"type":"regex","pattern":"-[a-z]{2}"}]}`,
 			accept:  []string{"a12-xy"},

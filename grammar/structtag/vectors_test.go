@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
-	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/grammar/structtag"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/pda"
@@ -140,18 +139,6 @@ func hasTokens(g *grammar.Grammar) bool {
 	return false
 }
 
-// stylesWork reports whether package jsonschema writes the XML styles yet
-// (Options.Style arrived as a stub that compiles JSON).
-var stylesWork = sync.OnceValue(func() bool {
-	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`),
-		jsonschema.Options{Style: jsonschema.StyleQwenXML})
-	if err != nil {
-		return false
-	}
-	p, err := pda.Compile(g, grammar.Limits{})
-	return err == nil && runBytes(p, "<parameter=a>x</parameter>")
-})
-
 // TestVectors runs every vector of the file: compile-time errors, texts
 // through the byte automaton and the token matcher, token sequences through
 // the matcher.
@@ -183,9 +170,6 @@ func TestVectors(t *testing.T) {
 				require.ErrorIs(t, err, grammar.ErrUnsupported)
 				assert.ErrorContains(t, err, "/format/content/max_tokens")
 				t.Skip("any_text.max_tokens is unsupported")
-			case strings.Contains(string(v.Request), `"style"`) && !strings.Contains(string(v.Request), `"style": "json"`) && !stylesWork():
-				require.NoError(t, err)
-				t.Skip("package jsonschema does not write the XML styles yet")
 			}
 			require.NoError(t, err)
 			require.NoError(t, g.Validate())
