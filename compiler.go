@@ -24,13 +24,13 @@ type Kind uint8
 
 // The kinds of grammar a Compiler compiles.
 const (
-	KindRegex      Kind = iota + 1 // Go RE2 syntax, matched in full (grammar.FromRegex)
-	KindJSONSchema                 // a JSON Schema (jsonschema.Compile)
-	KindGBNF                       // llama.cpp's GBNF (grammar.ParseGBNF)
-	KindJSON                       // any JSON value (grammar.JSON)
-	KindChoice                     // exactly one of a list of strings (grammar.Choice)
-	KindGrammar                    // a grammar built in Go (package grammar)
-	KindStructuralTag              // an XGrammar structural tag (structtag.Compile)
+	KindRegex         Kind = iota + 1 // Go RE2 syntax, matched in full (grammar.FromRegex)
+	KindJSONSchema                    // a JSON Schema (jsonschema.Compile)
+	KindGBNF                          // llama.cpp's GBNF (grammar.ParseGBNF)
+	KindJSON                          // any JSON value (grammar.JSON)
+	KindChoice                        // exactly one of a list of strings (grammar.Choice)
+	KindGrammar                       // a grammar built in Go (package grammar)
+	KindStructuralTag                 // an XGrammar structural tag (structtag.Compile)
 )
 
 var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice", KindGrammar: "grammar", KindStructuralTag: "structural-tag"}
