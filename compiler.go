@@ -155,7 +155,7 @@ func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(con
 		}
 		return jsonschema.CompileContext(ctx, []byte(s.Source), opts)
 	case KindGBNF:
-		g, err := grammar.ParseGBNFContext(ctx, s.Source, s.Root, lim)
+		g, err := grammar.ParseGBNFOptionsContext(ctx, s.Source, grammar.GBNFOptions{Root: s.Root, Limits: lim, JSONSchema: jsonschema.Embed})
 		return g, nil, err
 	case KindJSON:
 		return grammar.JSON(), nil, nil

@@ -86,3 +86,21 @@ func TestStructuralTagSpec(t *testing.T) {
 	_, err = c.Compile(ctx, rein.StructuralTag(`{"format": {"type": "sequence", "elements": [{"type": "nope"}]}}`))
 	assert.ErrorContains(t, err, "/format/elements/0")
 }
+
+// TestGBNFSpecTokensAndJSON: GBNF specs read token terminals and %json.
+func TestGBNFSpecTokensAndJSON(t *testing.T) {
+	voc := vocabtest.Load(t, "qwen3")
+	c := newCompiler(t, voc, rein.CompilerOptions{})
+	src := `root ::= %text -("<tool_call>") ("<tool_call>" call "</tool_call>")? <|im_end|>
+call ::= %json {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}`
+	cg, err := c.Compile(context.Background(), rein.GBNF(src, ""))
+	require.NoError(t, err)
+	m := cg.NewMatcher()
+	require.True(t, m.AcceptString(`Sure.<tool_call>{"city": "Oslo"}</tool_call>`))
+	end, ok := voc.TokenID("<|im_end|>")
+	require.True(t, ok)
+	require.True(t, m.AcceptToken(end))
+	assert.True(t, m.IsTerminated())
+	m.Reset()
+	assert.False(t, m.AcceptString(`<tool_call>{"town": "Oslo"}`), "the schema holds")
+}

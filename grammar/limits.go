@@ -39,8 +39,9 @@ type Limits struct {
 	SchemaNodes int
 	// SchemaDocuments bounds the remote documents loaded through a loader.
 	SchemaDocuments int
-	// Enum bounds the values of one enum, and the options of one choice
-	// list.
+	// Enum bounds the values of one enum, the options of one choice list,
+	// the items of one GBNF token list (<[1,5-9]>) and the strings of one
+	// %text -(...) exclusion.
 	Enum int
 	// ChoiceBytes bounds the bytes of all the options of one choice list.
 	ChoiceBytes int
