@@ -15,18 +15,17 @@ import (
 //     token terminal can consume it (FeedToken would stay viable);
 //   - a special token that is not a stop token is allowed when a token
 //     terminal can consume it;
-//   - an ordinary token (not special, not a stop token, with bytes) is
-//     allowed when its bytes as text can follow (Feed would stay viable) or
-//     a token terminal can consume it;
-//   - nothing else is ever allowed (holes, ids out of the vocabulary,
-//     ordinary tokens without bytes), nor anything once a stop token has
-//     ended the output.
+//   - an ordinary token (not special, not a stop token) is allowed when its
+//     bytes, if it has any, as text can follow (Feed would stay viable), or
+//     when a token terminal can consume it;
+//   - nothing else is ever allowed (holes, ids out of the vocabulary), nor
+//     anything once a stop token has ended the output.
 //
 // Accepting a token takes one reading: an ordinary token viable as text is
 // text, even where a token terminal could also take it (the text reading
-// wins: mask's documented limitation); a stop token a token terminal can
-// consume is consumed; a stop token accepted because the output was complete
-// ends it.
+// wins: mask's documented limitation). A stop token ends the output where it
+// is complete; elsewhere a token terminal consumes it, and it ends the
+// output too when the output is complete after it.
 type Matcher struct {
 	r          *Recognizer
 	voc        *tokenizer.Vocab
@@ -59,6 +58,7 @@ const (
 	asText          // its bytes, fed as text
 	asToken         // the whole token, fed to a token terminal
 	asEnd           // a stop token that ends the complete output
+	asTokenEnd      // a stop token fed to a token terminal, which ends the output if complete after it
 )
 
 // read returns the reading Accept would take for id, without consuming it.
@@ -69,18 +69,18 @@ func (m *Matcher) read(id int) reading {
 	}
 	switch {
 	case slices.Contains(m.stops, id):
-		if m.r.Clone().FeedToken(id) {
-			return asToken
-		}
 		if m.r.Complete() {
 			return asEnd
+		}
+		if m.r.Clone().FeedToken(id) {
+			return asTokenEnd
 		}
 	case m.voc.IsSpecial(id):
 		if m.r.Clone().FeedToken(id) {
 			return asToken
 		}
-	case len(b) > 0:
-		if m.r.Clone().Feed(b) {
+	default:
+		if len(b) > 0 && m.r.Clone().Feed(b) {
 			return asText
 		}
 		if m.r.Clone().FeedToken(id) {
@@ -103,6 +103,9 @@ func (m *Matcher) Accept(id int) bool {
 		m.r.FeedToken(id)
 	case asEnd:
 		m.terminated = true
+	case asTokenEnd:
+		m.r.FeedToken(id)
+		m.terminated = m.r.Complete()
 	default:
 		return false
 	}
