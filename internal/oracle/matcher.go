@@ -54,11 +54,11 @@ func (m *Matcher) Clone() *Matcher {
 type reading uint8
 
 const (
-	refused reading = iota
-	asText          // its bytes, fed as text
-	asToken         // the whole token, fed to a token terminal
-	asEnd           // a stop token that ends the complete output
-	asTokenEnd      // a stop token fed to a token terminal, which ends the output if complete after it
+	refused    reading = iota
+	asText             // its bytes, fed as text
+	asToken            // the whole token, fed to a token terminal
+	asEnd              // a stop token that ends the complete output
+	asTokenEnd         // a stop token fed to a token terminal, which ends the output if complete after it
 )
 
 // read returns the reading Accept would take for id, without consuming it.
