@@ -1,7 +1,9 @@
 package oracle
 
 import (
+	"bytes"
 	"slices"
+	"sync"
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/tokenizer"
@@ -31,6 +33,14 @@ type Matcher struct {
 	voc        *tokenizer.Vocab
 	stops      []int
 	terminated bool
+	text       *textOrder // shared by clones
+}
+
+// textOrder is the vocabulary's ordinary tokens sorted by their bytes, made
+// on the first call of Mask.
+type textOrder struct {
+	once sync.Once
+	ids  []int
 }
 
 // NewMatcher returns a Matcher for g over voc at the start of the output;
@@ -40,7 +50,7 @@ func NewMatcher(g *grammar.Grammar, voc *tokenizer.Vocab) (*Matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Matcher{r: r, voc: voc, stops: voc.StopTokens()}, nil
+	return &Matcher{r: r, voc: voc, stops: voc.StopTokens(), text: new(textOrder)}, nil
 }
 
 // Clone returns an independent copy of m in the same state.
@@ -122,3 +132,49 @@ func (m *Matcher) CanEnd() bool { return !m.terminated && m.r.Complete() }
 
 // Terminated reports whether a stop token has ended the output.
 func (m *Matcher) Terminated() bool { return m.terminated }
+
+// Mask returns, for every token id of the vocabulary, whether it is allowed:
+// Allowed(id) for each, computed with the text readings of tokens that
+// share leading bytes sharing the work of feeding them.
+func (m *Matcher) Mask() []bool {
+	allowed := make([]bool, m.voc.Size())
+	if m.terminated {
+		return allowed
+	}
+	// Text readings. The ordinary tokens go by in byte order; stack[k] is
+	// the recognizer after the first k bytes of the token before, so a
+	// token feeds only the bytes after those it shares with it.
+	m.text.once.Do(func() {
+		for id := range m.voc.Size() {
+			if b := m.voc.Bytes(id); len(b) > 0 && !m.voc.IsSpecial(id) && !slices.Contains(m.stops, id) {
+				m.text.ids = append(m.text.ids, id)
+			}
+		}
+		slices.SortStableFunc(m.text.ids, func(a, b int) int { return bytes.Compare(m.voc.Bytes(a), m.voc.Bytes(b)) })
+	})
+	stack := []*Recognizer{m.r}
+	var prev []byte
+	for _, id := range m.text.ids {
+		b := m.voc.Bytes(id)
+		shared := 0
+		for shared < len(prev) && shared < len(b) && prev[shared] == b[shared] {
+			shared++
+		}
+		stack = stack[:min(len(stack), shared+1)]
+		for r := stack[len(stack)-1]; len(stack) <= len(b) && r.Viable(); {
+			r = r.Clone()
+			r.Feed(b[len(stack)-1 : len(stack)])
+			stack = append(stack, r)
+		}
+		allowed[id] = len(stack) == len(b)+1 && stack[len(b)].Viable()
+		prev = b
+	}
+	// Token readings, and the end.
+	for id := range allowed {
+		if allowed[id] || m.voc.Bytes(id) == nil {
+			continue
+		}
+		allowed[id] = m.r.Clone().FeedToken(id) || slices.Contains(m.stops, id) && m.r.Complete()
+	}
+	return allowed
+}

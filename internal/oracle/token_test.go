@@ -10,6 +10,7 @@ import (
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/oracle"
 	"github.com/reinlm/rein/tokenizer"
+	"github.com/reinlm/rein/tokenizer/gpt2"
 )
 
 // Ids of tinyVocab's tokens beyond the 256 single bytes (token id b < 256
@@ -253,6 +254,10 @@ func TestMatcher(t *testing.T) {
 			assert.Equal(t, c.want.text, text, "as text")
 			assert.Equal(t, c.want.canEnd, m.CanEnd(), "can end")
 			assert.Equal(t, c.want.ended, m.Terminated(), "terminated")
+			mask := m.Mask()
+			for id := range mask {
+				assert.Equal(t, m.Allowed(id), mask[id], "Mask, token %d", id)
+			}
 			for _, id := range ids {
 				if !m.Allowed(id) {
 					before := m.Clone()
@@ -260,6 +265,39 @@ func TestMatcher(t *testing.T) {
 					assert.Equal(t, before.CanEnd(), m.CanEnd())
 				}
 			}
+		})
+	}
+}
+
+// TestMaskIsAllowed compares Mask with Allowed on GPT-2's vocabulary, in
+// free text, in the middle of a trigger, after it, and where tokens are
+// terminals.
+func TestMaskIsAllowed(t *testing.T) {
+	v, err := gpt2.Vocab()
+	require.NoError(t, err)
+	eos := v.StopTokens()[0]
+	g := rules(grammar.Cat(
+		grammar.Text("<call>"), grammar.Lit("<call>"), grammar.Lit(`{"a": `), grammar.Chars(false, rng('0', '9')), grammar.Lit("}"),
+		grammar.Rep(grammar.TokenSet(true, []string{"!"}, nil), 0, 2), grammar.Token("<|endoftext|>")))
+	for _, prefix := range []string{"", "Hello <", "Hello <call", "Hello <call>", `Hello <call>{"a": `, `Hello <call>{"a": 1}`} {
+		t.Run(prefix, func(t *testing.T) {
+			m, err := oracle.NewMatcher(g, v)
+			require.NoError(t, err)
+			enc, err := v.Encoder()
+			require.NoError(t, err)
+			for _, id := range enc.Encode(prefix) {
+				require.True(t, m.Accept(id), "accept %d", id)
+			}
+			mask := m.Mask()
+			n := 0
+			for id := 0; id < v.Size(); id += 5 {
+				require.Equal(t, m.Allowed(id), mask[id], "token %d %q", id, v.Bytes(id))
+				if mask[id] {
+					n++
+				}
+			}
+			assert.Equal(t, m.Allowed(eos), mask[eos])
+			t.Logf("%d of %d allowed", n, (v.Size()+4)/5)
 		})
 	}
 }
