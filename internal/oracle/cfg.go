@@ -1,6 +1,10 @@
 package oracle
 
-import "github.com/reinlm/rein/grammar"
+import (
+	"sync"
+
+	"github.com/reinlm/rein/grammar"
+)
 
 // A symbol is a nonterminal when it is >= 0 and the terminal ^s when it is < 0.
 type symbol = int32
@@ -154,6 +158,7 @@ type table struct {
 	nullable []bool
 	terms    []terminal
 	root     symbol
+	seen     sync.Pool // of *seen sized for syms, the duplicate filters of extend
 }
 
 // endMark follows the last symbol of each production.
@@ -185,6 +190,7 @@ func (b *builder) table(root symbol) *table {
 		t.syms = append(t.syms, endMark)
 		t.lhs = append(t.lhs, p.lhs)
 	}
+	t.seen.New = func() any { return &seen{stamp: make([]uint32, len(t.syms)), older: map[item]struct{}{}} }
 	return t
 }
 

@@ -2,7 +2,6 @@ package oracle
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/tokenizer"
@@ -159,8 +158,14 @@ func ViablePrefix(g *grammar.Grammar, s []byte) (bool, error) {
 	return r.Feed(s), nil
 }
 
-// seenPool holds the per-set duplicate filters, shared by all recognizers.
-var seenPool = sync.Pool{New: func() any { return map[item]struct{}{} }}
+// seen is the duplicate filter of the set being built, j: an item that
+// started at j (a prediction, as most are) is in the set when stamp at its
+// position is pass; any other item is in the set when it is in older.
+type seen struct {
+	stamp []uint32
+	pass  uint32
+	older map[item]struct{}
+}
 
 // extend closes set (the scanned items of the next Earley set) under
 // prediction and completion and appends it to the sets, or marks r dead when
@@ -172,19 +177,36 @@ func (r *Recognizer) extend(set []item) {
 	}
 	t := r.t
 	j := int32(len(r.past) + len(r.recent))
-	seen := seenPool.Get().(map[item]struct{})
-	defer func() {
-		clear(seen)
-		seenPool.Put(seen)
-	}()
-	for _, it := range set {
-		seen[it] = struct{}{}
+	d := t.seen.Get().(*seen)
+	defer t.seen.Put(d)
+	if d.pass++; d.pass == 0 {
+		clear(d.stamp)
+		d.pass = 1
 	}
+	defer clear(d.older)
+	// add appends it to set unless it is there.
 	add := func(it item) {
-		if _, ok := seen[it]; !ok {
-			seen[it] = struct{}{}
-			set = append(set, it)
+		if it.origin == j {
+			if d.stamp[it.pos] == d.pass {
+				return
+			}
+			d.stamp[it.pos] = d.pass
+		} else {
+			if _, ok := d.older[it]; ok {
+				return
+			}
+			d.older[it] = struct{}{}
 		}
+		set = append(set, it)
+	}
+	// Sets after one another are of similar sizes: make room at once.
+	scanned, room := set, 2*len(set)
+	if j > 0 {
+		room = max(room, len(r.last())+len(r.last())/2)
+	}
+	set = make([]item, 0, room)
+	for _, it := range scanned {
+		add(it)
 	}
 	for k := 0; k < len(set); k++ {
 		it := set[k]
