@@ -28,6 +28,9 @@ import (
 // wins: mask's documented limitation). A stop token ends the output where it
 // is complete; elsewhere a token terminal consumes it, and it ends the
 // output too when the output is complete after it.
+//
+// As with a Recognizer, methods must not run concurrently on one Matcher
+// (Clone and Allowed included); distinct Matchers are independent.
 type Matcher struct {
 	r          *Recognizer
 	voc        *tokenizer.Vocab
