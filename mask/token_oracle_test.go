@@ -23,7 +23,9 @@ import (
 // literals and trigger-safe free text, on the real Qwen3, Llama-3 and
 // Mistral vocabularies: at every step of seeded walks the mask must allow
 // exactly the tokens the oracle allows, and both must agree on whether the
-// output may end and whether a stop token ended it.
+// output may end and whether a stop token ended it. The oracle (an Earley
+// recognizer over bytes and whole tokens) shares no code with packages pda
+// and mask.
 
 // callGBNF is a small JSON tool call: {"name": ..., "arguments": {...}}.
 const callGBNF = `
@@ -99,6 +101,8 @@ func tokenOracleCases(t *testing.T) []tokenOracleCase {
 	if slices.Contains(vocabtest.Available("qwen3"), "qwen3") {
 		voc := vocabtest.Load(t, "qwen3")
 		tok := func(s string) int { return tokenIDOf(t, voc, s) }
+		ordinaryStop, err := voc.WithStopTokens(append(voc.StopTokens(), tok("</tool_call>")))
+		require.NoError(t, err)
 		// <tool_call>, </tool_call>, <think> and </think> are ordinary
 		// (added, not special) tokens in Qwen3: text, one token or several.
 		calls := func(call *grammar.Expr) *grammar.Expr {
@@ -153,6 +157,8 @@ func tokenOracleCases(t *testing.T) []tokenOracleCase {
 				},
 				exact: [][]scriptPiece{
 					{scriptTok(tok("<think>")), scriptTok(tok("<|im_start|>")), scriptTok(tok("<tool_call>")), checkAll, scriptTok(tok("</think>")), scriptText("\n\n<tool"), checkAll, scriptTok(tok("<tool_call>")), scriptText("\n" + clock + "\n"), scriptTok(tok("</tool_call>"))},
+					// Half a character of free text: no token terminal may follow.
+					{scriptTok(tok("<think>")), scriptTok(tok("</think>")), scriptText("\n\n"), scriptTok(tok("\xe6")), checkAll, scriptTok(tok("\x97")), scriptTok(tok("\xa5")), scriptTok(tok("<tool_call>"))},
 				},
 			},
 			tokenOracleCase{
@@ -187,6 +193,25 @@ func tokenOracleCases(t *testing.T) []tokenOracleCase {
 				exact: [][]scriptPiece{
 					{scriptTok(tok("<tool_call>")), checkAll, scriptText("x")},
 					{scriptText("A:"), checkAll, scriptTok(tok("<|vision_pad|>")), scriptTok(tok("hello")), scriptText("|")},
+				},
+			},
+			tokenOracleCase{
+				// </tool_call>, an ordinary token, made a stop token: never
+				// text, so the call ends with its text in other tokens; and
+				// a branch through ids no token has, which cannot be taken.
+				name: "qwen3/an ordinary stop token, and ids out of the vocabulary", voc: ordinaryStop,
+				g: withCall(t, func(call *grammar.Expr) *grammar.Expr {
+					return grammar.Or(
+						grammar.Cat(grammar.Lit("<tool_call>\n"), call, grammar.Lit("\n</tool_call>"), grammar.Rep(grammar.AnyToken(), 0, 2)),
+						grammar.Cat(grammar.Lit("<tool_"), grammar.TokenIDs(ordinaryStop.Size(), 1<<30)),
+						grammar.Cat(grammar.Lit("</"), grammar.TokenSet(false, nil, []grammar.TokenRange{{Lo: ordinaryStop.Size(), Hi: 1 << 40}})),
+					)
+				}),
+				scripts: [][]scriptPiece{
+					{scriptText("<tool_call>\n" + weather + "\n</tool_call>")},
+				},
+				exact: [][]scriptPiece{
+					{checkAll, scriptText("<tool_call>\n" + clock + "\n"), checkAll, scriptText("</tool_call>"), checkAll, scriptTok(tok("</tool_call>"))},
 				},
 			},
 		)
@@ -350,7 +375,8 @@ func newTokenWalker(t *testing.T, c *mask.Compiled, start *oracle.Matcher, sampl
 // run walks from the start: it follows script while it can (always, when
 // exact; else straying with some probability each step), then picks random
 // allowed tokens, for at most maxSteps tokens, comparing the mask with the
-// oracle at each step.
+// oracle at each step. A quarter of the tokens are rolled back and accepted
+// again before the next step.
 func (w *tokenWalker) run(name string, script []scriptPiece, rng *rand.Rand, exact bool, maxSteps int) {
 	t := w.t
 	m := w.c.NewMatcher()
@@ -401,6 +427,11 @@ func (w *tokenWalker) run(name string, script []scriptPiece, rng *rand.Rand, exa
 		require.Equal(t, o.Terminated(), m.IsTerminated(), "terminated: %s", where(step+1))
 		if o.Terminated() {
 			return
+		}
+		if rng.IntN(4) == 0 {
+			// Undo and redo the token: the next step checks the state.
+			require.NoError(t, m.Rollback(1), where(step+1))
+			require.True(t, m.AcceptToken(id), "mask refuses token %s again after a rollback: %s", describeToken(w.voc, id), where(step))
 		}
 	}
 }
