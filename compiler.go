@@ -13,6 +13,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/grammar/structtag"
 	"github.com/reinlm/rein/internal/recovered"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer"
@@ -23,14 +24,16 @@ type Kind uint8
 
 // The kinds of grammar a Compiler compiles.
 const (
-	KindRegex      Kind = iota + 1 // Go RE2 syntax, matched in full (grammar.FromRegex)
-	KindJSONSchema                 // a JSON Schema (jsonschema.Compile)
-	KindGBNF                       // llama.cpp's GBNF (grammar.ParseGBNF)
-	KindJSON                       // any JSON value (grammar.JSON)
-	KindChoice                     // exactly one of a list of strings (grammar.Choice)
+	KindRegex         Kind = iota + 1 // Go RE2 syntax, matched in full (grammar.FromRegex)
+	KindJSONSchema                    // a JSON Schema (jsonschema.Compile)
+	KindGBNF                          // llama.cpp's GBNF (grammar.ParseGBNF)
+	KindJSON                          // any JSON value (grammar.JSON)
+	KindChoice                        // exactly one of a list of strings (grammar.Choice)
+	KindGrammar                       // a grammar built in Go (package grammar)
+	KindStructuralTag                 // an XGrammar structural tag (structtag.Compile)
 )
 
-var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice"}
+var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice", KindGrammar: "grammar", KindStructuralTag: "structural-tag"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -44,9 +47,12 @@ func (k Kind) String() string {
 // specs with the same kind, source and options share one compiled grammar.
 type Spec struct {
 	Kind    Kind
-	Source  string   // the regex, schema or GBNF text; unused for KindJSON and KindChoice
+	Source  string   // the regex, schema, GBNF or structural tag text; unused for KindJSON, KindChoice and KindGrammar
 	Root    string   // KindGBNF: the start rule ("" means "root")
 	Choices []string // KindChoice: the strings to choose from
+	// Grammar is KindGrammar's grammar. The Compiler reads it while it
+	// compiles: do not modify it until the compile is done.
+	Grammar *grammar.Grammar
 	// Schema tunes KindJSONSchema. Its LoadRef and Limits must be zero:
 	// remote documents are loaded through CompilerOptions.LoadRef, so that
 	// the cache stays true to its keys, and the limits are the Compiler's
@@ -71,16 +77,32 @@ func JSON() Spec { return Spec{Kind: KindJSON} }
 // Choice is the spec of exactly one of options, byte for byte.
 func Choice(options ...string) Spec { return Spec{Kind: KindChoice, Choices: options} }
 
+// StructuralTag is the spec of an XGrammar structural tag: the JSON an
+// OpenAI-style request gives as response_format, {"type": "structural_tag",
+// "format": {...}}, or the format object alone (see package
+// grammar/structtag). Token texts in it are resolved against the
+// Compiler's vocabulary, so an unknown one fails with the JSON pointer of
+// where it is.
+func StructuralTag(json string) Spec { return Spec{Kind: KindStructuralTag, Source: json} }
+
+// Grammar is the spec of a grammar built in Go, with package grammar's
+// constructors or by composing parsed ones (token terminals, embedded
+// schemas and all). Its cache key is the grammar's whole content, so two
+// equal grammars built apart share one compiled grammar; computing it is
+// bounded by CompilerOptions.Limits (Rules and ExprNodes), and a grammar
+// past them fails with an error wrapping grammar.ErrLimit.
+func Grammar(g *grammar.Grammar) Spec { return Spec{Kind: KindGrammar, Grammar: g} }
+
 // ErrSpec reports a Spec that cannot be compiled as given: an unknown kind,
 // or a schema spec carrying its own LoadRef or Limits.
 var ErrSpec = errors.New("rein: bad grammar spec")
 
 // key returns the cache key of s: kind, options and source, unambiguously.
-func (s *Spec) key() (string, error) {
+func (s *Spec) key(lim grammar.Limits) (string, error) {
 	var b strings.Builder
 	b.WriteByte(byte(s.Kind))
 	switch s.Kind {
-	case KindRegex:
+	case KindRegex, KindStructuralTag:
 	case KindJSONSchema:
 		if s.Schema.LoadRef != nil {
 			return "", fmt.Errorf("%w: Schema.LoadRef is set; use CompilerOptions.LoadRef", ErrSpec)
@@ -102,6 +124,11 @@ func (s *Spec) key() (string, error) {
 			fmt.Fprintf(&b, "%d:%s", len(c), c)
 		}
 		return b.String(), nil
+	case KindGrammar:
+		if err := grammarKey(&b, s.Grammar, lim); err != nil {
+			return "", err
+		}
+		return b.String(), nil
 	default:
 		return "", fmt.Errorf("%w: unknown kind %d", ErrSpec, s.Kind)
 	}
@@ -111,9 +138,12 @@ func (s *Spec) key() (string, error) {
 }
 
 // grammar runs the spec's front-end under ctx and lim; loadRef loads remote
-// $refs.
-func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(context.Context, string) ([]byte, error)) (*grammar.Grammar, []jsonschema.Warning, error) {
+// $refs; voc resolves the token texts of structural tags.
+func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(context.Context, string) ([]byte, error), voc *tokenizer.Vocab) (*grammar.Grammar, []jsonschema.Warning, error) {
 	switch s.Kind {
+	case KindStructuralTag:
+		g, err := structtag.CompileContext(ctx, []byte(s.Source), structtag.Options{Limits: lim, TokenID: voc.TokenID})
+		return g, nil, err
 	case KindRegex:
 		g, err := grammar.FromRegex(s.Source, lim)
 		return g, nil, err
@@ -132,6 +162,8 @@ func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(con
 	case KindChoice:
 		g, err := grammar.Choice(s.Choices, lim)
 		return g, nil, err
+	case KindGrammar:
+		return s.Grammar, nil, s.Grammar.Validate()
 	}
 	return nil, nil, fmt.Errorf("%w: unknown kind %d", ErrSpec, s.Kind)
 }
@@ -291,7 +323,7 @@ func (c *Compiler) build(ctx context.Context, spec *Spec) (res result) {
 			res = result{err: &mask.PanicError{Op: "compile", Value: r, Stack: recovered.Stack()}}
 		}
 	}()
-	g, warnings, err := spec.grammar(ctx, c.opts.Limits, c.opts.LoadRef)
+	g, warnings, err := spec.grammar(ctx, c.opts.Limits, c.opts.LoadRef, c.vocab)
 	if err != nil {
 		return result{warnings: warnings, err: err}
 	}
