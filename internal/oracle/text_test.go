@@ -1,6 +1,7 @@
 package oracle_test
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -146,5 +147,41 @@ func TestTextUTF8(t *testing.T) {
 		assert.Equal(t, c.viable, r.Feed([]byte(c.in)), "viable %q", c.in)
 		assert.Equal(t, c.whole, r.Complete(), "complete %q", c.in)
 		assert.Equal(t, utf8.ValidString(c.in) && !strings.Contains(c.in, "ab"), r.Complete(), "complete %q", c.in)
+	}
+}
+
+// TestTextRandomExcludes checks Text on random sets of excludes over a small
+// alphabet, where they overlap, nest and repeat in every way, against
+// strings.Contains on random strings: every whole prefix of a string is
+// accepted exactly when it holds no exclude.
+func TestTextRandomExcludes(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(9, 9))
+	alphabet := []string{"a", "b", "é", "😀"}
+	word := func(maxLen int) string {
+		var b strings.Builder
+		for range 1 + rnd.IntN(maxLen) {
+			b.WriteString(alphabet[rnd.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for trial := range 300 {
+		excludes := make([]string, 1+rnd.IntN(3))
+		for i := range excludes {
+			excludes[i] = word(4)
+		}
+		r, err := oracle.New(rules(grammar.Text(excludes...)))
+		require.NoError(t, err)
+		for range 20 {
+			s := word(12)
+			f := r.Clone()
+			prefix := ""
+			for _, ch := range s {
+				prefix += string(ch)
+				f.Feed([]byte(string(ch)))
+				if !assert.Equal(t, !containsAny(prefix, excludes), f.Complete(), "trial %d: Text(%q) on %q", trial, excludes, prefix) {
+					break
+				}
+			}
+		}
 	}
 }
