@@ -1,13 +1,24 @@
 package oracle
 
-import "github.com/reinlm/rein/grammar"
+import (
+	"sync"
 
-// A symbol is a nonterminal when it is >= 0 and the terminal ^s (a byte range)
-// when it is < 0.
+	"github.com/reinlm/rein/grammar"
+)
+
+// A symbol is a nonterminal when it is >= 0 and the terminal ^s when it is < 0.
 type symbol = int32
 
-// byteRange is a terminal: one byte in [lo, hi].
+// byteRange is one byte in [lo, hi].
 type byteRange struct{ lo, hi byte }
+
+// terminal is one input symbol a production can scan: a byte in the range
+// bytes when tokens is nil, else one whole token that tokens matches. The
+// input is a sequence of both: Feed scans bytes, FeedToken a token.
+type terminal struct {
+	bytes  byteRange
+	tokens *tokenSet
+}
 
 type production struct {
 	lhs symbol
@@ -18,9 +29,9 @@ type production struct {
 type builder struct {
 	nonterminals int
 	prods        []production
-	terms        []byteRange
-	termIDs      map[byteRange]symbol
-	eps          symbol // the shared nonterminal that derives only ""; -1 until made
+	terms        []terminal
+	termIDs      map[byteRange]symbol // the byte terminals made so far
+	eps          symbol               // the shared nonterminal that derives only ""; -1 until made
 }
 
 func newBuilder() *builder {
@@ -44,8 +55,15 @@ func (b *builder) term(lo, hi byte) symbol {
 		return s
 	}
 	s := ^symbol(len(b.terms))
-	b.terms = append(b.terms, r)
+	b.terms = append(b.terms, terminal{bytes: r})
 	b.termIDs[r] = s
+	return s
+}
+
+// token returns a new terminal for one whole token that set matches.
+func (b *builder) token(set *tokenSet) symbol {
+	s := ^symbol(len(b.terms))
+	b.terms = append(b.terms, terminal{tokens: set})
 	return s
 }
 
@@ -138,8 +156,9 @@ type table struct {
 	lhs      []symbol  // lhs[pos]: the production the position belongs to
 	starts   [][]int32 // starts[n]: the first position of each production of n
 	nullable []bool
-	terms    []byteRange
+	terms    []terminal
 	root     symbol
+	seen     sync.Pool // of *seen sized for syms, the duplicate filters of extend
 }
 
 // endMark follows the last symbol of each production.
@@ -171,6 +190,7 @@ func (b *builder) table(root symbol) *table {
 		t.syms = append(t.syms, endMark)
 		t.lhs = append(t.lhs, p.lhs)
 	}
+	t.seen.New = func() any { return &seen{stamp: make([]uint32, len(t.syms)), older: map[item]struct{}{}} }
 	return t
 }
 

@@ -7,17 +7,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/tokenizer"
 )
 
 // converter turns IR expressions and regexp/syntax trees into builder symbols.
 type converter struct {
-	b    *builder
-	memo map[*grammar.Expr]symbol
+	b     *builder
+	memo  map[*grammar.Expr]symbol
+	vocab *vocabInfo // nil without a vocabulary
 }
 
-// convert returns the table of g. Rule i is nonterminal i.
-func convert(g *grammar.Grammar) (*table, error) {
+// convert returns the table of g for the vocabulary voc (nil: none, and g
+// may hold no token terminal). Rule i is nonterminal i.
+func convert(g *grammar.Grammar, voc *tokenizer.Vocab) (*table, error) {
 	c := &converter{b: newBuilder(), memo: map[*grammar.Expr]symbol{}}
+	if voc != nil {
+		c.vocab = newVocabInfo(voc)
+	}
 	for range g.Rules {
 		c.b.nonterminal()
 	}
@@ -40,7 +46,11 @@ func (c *converter) expr(e *grammar.Expr) (symbol, error) {
 	case grammar.OpEmpty:
 		s = c.b.empty()
 	case grammar.OpBytes:
-		s = c.b.literal(e.Bytes)
+		if e.Special {
+			s = c.specialLiteral(e.Bytes)
+		} else {
+			s = c.b.literal(e.Bytes)
+		}
 	case grammar.OpClass:
 		s = c.b.class(e.Ranges)
 	case grammar.OpSeq, grammar.OpAlt:
@@ -69,6 +79,13 @@ func (c *converter) expr(e *grammar.Expr) (symbol, error) {
 		if s, err = c.regex(e.Regexp, true, true); err != nil {
 			return 0, fmt.Errorf("regex /%s/: %w", e.Regexp, err)
 		}
+	case grammar.OpToken:
+		var err error
+		if s, err = c.tokenTerminal(e); err != nil {
+			return 0, err
+		}
+	case grammar.OpText:
+		s = c.text(e.Excludes)
 	default:
 		return 0, fmt.Errorf("unknown expression kind %d", e.Op)
 	}

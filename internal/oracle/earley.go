@@ -1,22 +1,24 @@
 package oracle
 
 import (
-	"sync"
+	"fmt"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/tokenizer"
 )
 
 // item is an Earley item: the dotted position pos in the flat table (the dot
 // sits before t.syms[pos]) and the input offset where its production started.
+// The input is a sequence of bytes and whole tokens, one offset each.
 type item struct{ pos, origin int32 }
 
-// Recognizer decides, byte by byte, whether the input so far is a viable
-// prefix or a sentence of a grammar. Methods must not run concurrently on one
+// Recognizer decides, byte by byte and token by token, whether the input so
+// far is a viable prefix or a sentence of a grammar. Methods must not run concurrently on one
 // Recognizer (Clone included); distinct Recognizers, clones of one another or
 // not, are independent.
 type Recognizer struct {
 	t *table
-	// The Earley set after j input bytes is past[j] for j < len(past) and
+	// The Earley set after j input symbols is past[j] for j < len(past) and
 	// recent[j-len(past)] after that. Sets are never modified once built and
 	// past is never appended to, so clones share it; recent holds the sets
 	// this recognizer built since it was last cloned.
@@ -26,13 +28,31 @@ type Recognizer struct {
 }
 
 // New returns a Recognizer for g at the start of the input. It fails when g
-// is invalid or holds a regular expression with an operator it cannot
+// is invalid, holds a token terminal (which needs a vocabulary: see
+// NewForVocab), or holds a regular expression with an operator it cannot
 // express (word boundaries, or anchors away from the pattern's edges).
+// Without a vocabulary there are no special tokens, so a LitTokens literal
+// is plain text.
 func New(g *grammar.Grammar) (*Recognizer, error) {
+	return newRecognizer(g, nil)
+}
+
+// NewForVocab is New for a grammar that may name tokens of voc: token
+// terminals and LitTokens literals are resolved against it, and FeedToken
+// consumes its tokens. It fails, besides where New does, when a token
+// terminal names by text a token voc does not have.
+func NewForVocab(g *grammar.Grammar, voc *tokenizer.Vocab) (*Recognizer, error) {
+	if voc == nil {
+		return nil, fmt.Errorf("oracle: nil vocabulary")
+	}
+	return newRecognizer(g, voc)
+}
+
+func newRecognizer(g *grammar.Grammar, voc *tokenizer.Vocab) (*Recognizer, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	t, err := convert(g)
+	t, err := convert(g, voc)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +76,7 @@ func (r *Recognizer) Clone() *Recognizer {
 	return &Recognizer{t: r.t, past: r.past, dead: r.dead}
 }
 
-// set returns the Earley set after j input bytes.
+// set returns the Earley set after j input symbols.
 func (r *Recognizer) set(j int32) []item {
 	if int(j) < len(r.past) {
 		return r.past[j]
@@ -67,27 +87,40 @@ func (r *Recognizer) set(j int32) []item {
 // last returns the current Earley set.
 func (r *Recognizer) last() []item { return r.set(int32(len(r.past) + len(r.recent) - 1)) }
 
-// Feed consumes b and reports whether the input so far is still a viable
-// prefix. Once it is not, the recognizer is dead and stays so.
+// Feed consumes b as text, one byte at a time, and reports whether the
+// input so far is still a viable prefix. Once it is not, the recognizer is
+// dead and stays so.
 func (r *Recognizer) Feed(b []byte) bool {
 	for _, c := range b {
-		if r.dead {
-			return false
-		}
-		cur := r.last()
-		var next []item
-		for _, it := range cur {
-			s := r.t.syms[it.pos]
-			if s < 0 && s != endMark {
-				if t := r.t.terms[^s]; t.lo <= c && c <= t.hi {
-					// Distinct items advance to distinct items: no duplicates here.
-					next = append(next, item{it.pos + 1, it.origin})
-				}
-			}
-		}
-		r.extend(next)
+		r.scan(func(t terminal) bool { return t.tokens == nil && t.bytes.lo <= c && c <= t.bytes.hi })
 	}
 	return !r.dead
+}
+
+// FeedToken consumes token id whole, as a token terminal matches it (never
+// as its bytes), and reports whether the input so far is still a viable
+// prefix. Only a grammar with token terminals or LitTokens literals, made
+// by NewForVocab, can consume a token.
+func (r *Recognizer) FeedToken(id int) bool {
+	r.scan(func(t terminal) bool { return t.tokens != nil && t.tokens.matches(id) })
+	return !r.dead
+}
+
+// scan consumes one input symbol: the items of the current set whose next
+// symbol is a terminal that match accepts step over it.
+func (r *Recognizer) scan(match func(terminal) bool) {
+	if r.dead {
+		return
+	}
+	var next []item
+	for _, it := range r.last() {
+		s := r.t.syms[it.pos]
+		if s < 0 && s != endMark && match(r.t.terms[^s]) {
+			// Distinct items advance to distinct items: no duplicates here.
+			next = append(next, item{it.pos + 1, it.origin})
+		}
+	}
+	r.extend(next)
 }
 
 // Viable reports whether the input so far is a prefix of some sentence.
@@ -125,8 +158,14 @@ func ViablePrefix(g *grammar.Grammar, s []byte) (bool, error) {
 	return r.Feed(s), nil
 }
 
-// seenPool holds the per-set duplicate filters, shared by all recognizers.
-var seenPool = sync.Pool{New: func() any { return map[item]struct{}{} }}
+// seen is the duplicate filter of the set being built, j: an item that
+// started at j (a prediction, as most are) is in the set when stamp at its
+// position is pass; any other item is in the set when it is in older.
+type seen struct {
+	stamp []uint32
+	pass  uint32
+	older map[item]struct{}
+}
 
 // extend closes set (the scanned items of the next Earley set) under
 // prediction and completion and appends it to the sets, or marks r dead when
@@ -138,19 +177,36 @@ func (r *Recognizer) extend(set []item) {
 	}
 	t := r.t
 	j := int32(len(r.past) + len(r.recent))
-	seen := seenPool.Get().(map[item]struct{})
-	defer func() {
-		clear(seen)
-		seenPool.Put(seen)
-	}()
-	for _, it := range set {
-		seen[it] = struct{}{}
+	d := t.seen.Get().(*seen)
+	defer t.seen.Put(d)
+	if d.pass++; d.pass == 0 {
+		clear(d.stamp)
+		d.pass = 1
 	}
+	defer clear(d.older)
+	// add appends it to set unless it is there.
 	add := func(it item) {
-		if _, ok := seen[it]; !ok {
-			seen[it] = struct{}{}
-			set = append(set, it)
+		if it.origin == j {
+			if d.stamp[it.pos] == d.pass {
+				return
+			}
+			d.stamp[it.pos] = d.pass
+		} else {
+			if _, ok := d.older[it]; ok {
+				return
+			}
+			d.older[it] = struct{}{}
 		}
+		set = append(set, it)
+	}
+	// Sets after one another are of similar sizes: make room at once.
+	scanned, room := set, 2*len(set)
+	if j > 0 {
+		room = max(room, len(r.last())+len(r.last())/2)
+	}
+	set = make([]item, 0, room)
+	for _, it := range scanned {
+		add(it)
 	}
 	for k := 0; k < len(set); k++ {
 		it := set[k]
