@@ -32,12 +32,21 @@ func arguments(t Tool, style string) node {
 
 func regex(pattern string) node { return node{"type": "regex", "pattern": pattern} }
 
-// sequence concatenates elems; one element stands for itself.
+// sequence concatenates elems, flattening nested sequences; one element
+// stands for itself.
 func sequence(elems ...node) node {
-	if len(elems) == 1 {
-		return elems[0]
+	var flat []node
+	for _, e := range elems {
+		if e["type"] == "sequence" {
+			flat = append(flat, e["elements"].([]node)...)
+		} else {
+			flat = append(flat, e)
+		}
 	}
-	return node{"type": "sequence", "elements": elems}
+	if len(flat) == 1 {
+		return flat[0]
+	}
+	return node{"type": "sequence", "elements": flat}
 }
 
 // or is any one of elems; one element stands for itself.
