@@ -69,7 +69,7 @@ func (c *Compiler) CompileAsync(ctx context.Context, spec Spec) *Handle {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	key, err := spec.key()
+	key, err := spec.key(c.opts.Limits)
 	if err != nil {
 		return answered(ctx, result{err: err})
 	}

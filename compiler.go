@@ -28,9 +28,10 @@ const (
 	KindGBNF                       // llama.cpp's GBNF (grammar.ParseGBNF)
 	KindJSON                       // any JSON value (grammar.JSON)
 	KindChoice                     // exactly one of a list of strings (grammar.Choice)
+	KindGrammar                    // a grammar built in Go (package grammar)
 )
 
-var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice"}
+var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice", KindGrammar: "grammar"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -47,6 +48,9 @@ type Spec struct {
 	Source  string   // the regex, schema or GBNF text; unused for KindJSON and KindChoice
 	Root    string   // KindGBNF: the start rule ("" means "root")
 	Choices []string // KindChoice: the strings to choose from
+	// Grammar is KindGrammar's grammar. The Compiler reads it while it
+	// compiles: do not modify it until the compile is done.
+	Grammar *grammar.Grammar
 	// Schema tunes KindJSONSchema. Its LoadRef and Limits must be zero:
 	// remote documents are loaded through CompilerOptions.LoadRef, so that
 	// the cache stays true to its keys, and the limits are the Compiler's
@@ -71,12 +75,20 @@ func JSON() Spec { return Spec{Kind: KindJSON} }
 // Choice is the spec of exactly one of options, byte for byte.
 func Choice(options ...string) Spec { return Spec{Kind: KindChoice, Choices: options} }
 
+// Grammar is the spec of a grammar built in Go, with package grammar's
+// constructors or by composing parsed ones (token terminals, embedded
+// schemas and all). Its cache key is the grammar's whole content, so two
+// equal grammars built apart share one compiled grammar; computing it is
+// bounded by CompilerOptions.Limits (Rules and ExprNodes), and a grammar
+// past them fails with an error wrapping grammar.ErrLimit.
+func Grammar(g *grammar.Grammar) Spec { return Spec{Kind: KindGrammar, Grammar: g} }
+
 // ErrSpec reports a Spec that cannot be compiled as given: an unknown kind,
 // or a schema spec carrying its own LoadRef or Limits.
 var ErrSpec = errors.New("rein: bad grammar spec")
 
 // key returns the cache key of s: kind, options and source, unambiguously.
-func (s *Spec) key() (string, error) {
+func (s *Spec) key(lim grammar.Limits) (string, error) {
 	var b strings.Builder
 	b.WriteByte(byte(s.Kind))
 	switch s.Kind {
@@ -100,6 +112,11 @@ func (s *Spec) key() (string, error) {
 	case KindChoice:
 		for _, c := range s.Choices {
 			fmt.Fprintf(&b, "%d:%s", len(c), c)
+		}
+		return b.String(), nil
+	case KindGrammar:
+		if err := grammarKey(&b, s.Grammar, lim); err != nil {
+			return "", err
 		}
 		return b.String(), nil
 	default:
@@ -132,6 +149,8 @@ func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(con
 	case KindChoice:
 		g, err := grammar.Choice(s.Choices, lim)
 		return g, nil, err
+	case KindGrammar:
+		return s.Grammar, nil, s.Grammar.Validate()
 	}
 	return nil, nil, fmt.Errorf("%w: unknown kind %d", ErrSpec, s.Kind)
 }

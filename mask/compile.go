@@ -22,6 +22,7 @@ type Compiled struct {
 	vocab  *tokenizer.Vocab
 	voc    *vocabIndex
 	stride int
+	tok    *tokenTerms // the token terminals' classes; nil without any
 
 	index   []atomic.Pointer[nodeIndex]
 	locks   [64]sync.Mutex
@@ -63,11 +64,22 @@ func CompileContext(ctx context.Context, g *grammar.Grammar, vocab *tokenizer.Vo
 	if err := CheckVocab(vocab); err != nil {
 		return nil, err
 	}
-	prog, err := pda.CompileContext(ctx, g, opts.Limits)
+	g, tok, classes, err := resolveTokens(g, vocab)
 	if err != nil {
 		return nil, err
 	}
-	return newCompiled(prog, vocab), nil
+	var prog *pda.Program
+	if tok == nil {
+		prog, err = pda.CompileContext(ctx, g, opts.Limits)
+	} else {
+		prog, err = pda.CompileTokens(ctx, g, opts.Limits, classes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c := newCompiled(prog, vocab)
+	c.tok = tok
+	return c, nil
 }
 
 // CheckVocab returns an error wrapping ErrVocab when vocab cannot back a

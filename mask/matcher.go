@@ -94,23 +94,22 @@ func (m *Matcher) AcceptToken(id int) bool {
 		return false
 	}
 	m.st.ClearErr()
+	d := m.st.Depth()
 	if m.c.isStop(id) {
-		if !m.st.CanEnd() {
+		// A stop token ends the output where the grammar may end, and is
+		// a step of it where a token terminal names it; it ends the output
+		// there too if the grammar may end after it.
+		if !m.st.CanEnd() && !m.st.AdvanceToken(m.c.tok.class(id)) {
 			return false
 		}
-		m.hist = append(m.hist, histEntry{depth: int32(m.st.Depth()), stop: true})
-		m.terminated = true
+		m.terminated = m.st.CanEnd()
+		m.hist = append(m.hist, histEntry{depth: int32(d), stop: m.terminated})
 		return true
 	}
-	if m.c.vocab.IsSpecial(id) {
-		return false
-	}
+	// An ordinary token is text; where its text is refused, it and a
+	// special token may still be a token terminal's.
 	b := m.c.vocab.Bytes(id)
-	if len(b) == 0 {
-		return false
-	}
-	d := m.st.Depth()
-	if !m.st.AdvanceBytes(b) {
+	if (m.c.vocab.IsSpecial(id) || len(b) == 0 || !m.st.AdvanceBytes(b)) && !m.st.AdvanceToken(m.c.tok.class(id)) {
 		return false
 	}
 	m.hist = append(m.hist, histEntry{depth: int32(d)})
@@ -209,6 +208,14 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	if m.st.CanEnd() {
 		for _, id := range c.voc.stops {
 			out[id>>5] |= 1 << (uint32(id) & 31)
+		}
+	}
+	if c.tok != nil {
+		m.st.TokenClasses(func(k int) { c.tok.fill(out, k) })
+		if err := m.st.Err(); err != nil {
+			m.st.ClearErr()
+			clear(out)
+			return fmt.Errorf("mask: %w", err)
 		}
 	}
 	return nil

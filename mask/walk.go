@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/tokenizer/toktrie"
@@ -176,6 +177,8 @@ func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
 	}
 	a.ids[string(a.key)] = s
 	a.trans = append(a.trans, unknownRow[:]...)
+	// No token's bytes take the byte that spells token terminals.
+	a.trans[int(s)<<8|grammar.ReservedByte] = stateDead
 	a.canEnd = append(a.canEnd, end)
 	a.tops = append(a.tops, tops...)
 	a.topOff = append(a.topOff, int32(len(a.tops)))

@@ -15,6 +15,9 @@ func (s *Set) Has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
 // Add puts b in the set.
 func (s *Set) Add(b byte) { s[b>>6] |= 1 << (b & 63) }
 
+// Remove takes b out of the set.
+func (s *Set) Remove(b byte) { s[b>>6] &^= 1 << (b & 63) }
+
 // Union adds every byte of o to the set.
 func (s *Set) Union(o *Set) {
 	s[0] |= o[0]

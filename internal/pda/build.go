@@ -35,6 +35,10 @@ func Compile(g *grammar.Grammar, lim grammar.Limits) (*Program, error) {
 // look at ctx every few thousand steps, and the passes over all rules
 // between rules, so it returns within about a millisecond of the end.
 func CompileContext(ctx context.Context, g *grammar.Grammar, lim grammar.Limits) (*Program, error) {
+	return compile(ctx, g, lim, nil)
+}
+
+func compile(ctx context.Context, g *grammar.Grammar, lim grammar.Limits, classes TokenClasses) (*Program, error) {
 	lim = lim.WithDefaults()
 	if ctx == nil {
 		ctx = context.Background()
@@ -43,12 +47,14 @@ func CompileContext(ctx context.Context, g *grammar.Grammar, lim grammar.Limits)
 		return nil, err
 	}
 	dfas := make([]*fsm.DFA, len(g.Rules))
+	hasTokens := false
 	for i, r := range g.Rules {
-		d, err := compileRule(ctx, r.Body, lim)
+		d, tokens, err := compileRule(ctx, r.Body, lim, classes)
 		if err != nil {
 			return nil, fmt.Errorf("pda: rule %q: %w", r.Name, err)
 		}
 		dfas[i] = d
+		hasTokens = hasTokens || tokens
 	}
 
 	// Productive rules: least fixpoint of "can reach a final state using
@@ -103,7 +109,12 @@ func CompileContext(ctx context.Context, g *grammar.Grammar, lim grammar.Limits)
 	if err := stopped(ctx); err != nil {
 		return nil, err
 	}
-	return link(g, dfas, reach, lim)
+	p, err := link(g, dfas, reach, lim)
+	if err != nil {
+		return nil, err
+	}
+	p.hasTokens = hasTokens
+	return p, nil
 }
 
 // stopped returns an error wrapping ctx.Err() once ctx has ended.
@@ -117,21 +128,22 @@ func stopped(ctx context.Context) error {
 // compileRule builds one rule body's NFA and returns its minimized DFA.
 // An automaton past a bound of lim is an error wrapping both grammar.ErrLimit
 // and, where fsm found it, fsm.ErrTooLarge.
-func compileRule(ctx context.Context, body *grammar.Expr, lim grammar.Limits) (*fsm.DFA, error) {
+func compileRule(ctx context.Context, body *grammar.Expr, lim grammar.Limits, classes TokenClasses) (*fsm.DFA, bool, error) {
 	if err := stopped(ctx); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	n := fsm.NFA{MaxStates: lim.NFAStates}
 	start, end := n.NewState(), n.NewState()
-	b := ruleBuilder{n: &n, max: lim.NFAStates, ctx: ctx}
+	b := ruleBuilder{n: &n, max: lim.NFAStates, ctx: ctx, classes: classes}
 	if err := b.expr(body, start, end); err != nil {
-		return nil, limitError(err, "NFAStates", lim.NFAStates)
+		return nil, false, limitError(err, "NFAStates", lim.NFAStates)
 	}
 	d, err := fsm.DeterminizeContext(ctx, &n, start, []int{end}, lim.RuleStates)
 	if err != nil {
-		return nil, limitError(err, "RuleStates", lim.RuleStates)
+		return nil, false, limitError(err, "RuleStates", lim.RuleStates)
 	}
-	return d.MinimizeContext(ctx)
+	d, err = d.MinimizeContext(ctx)
+	return d, b.tokens, err
 }
 
 // limitError makes an fsm.ErrTooLarge from building a rule wrap
@@ -149,9 +161,11 @@ func limitError(err error, field string, value int) error {
 }
 
 type ruleBuilder struct {
-	n   *fsm.NFA
-	max int
-	ctx context.Context
+	n       *fsm.NFA
+	max     int
+	ctx     context.Context
+	classes TokenClasses
+	tokens  bool // the rule has a token terminal
 }
 
 var errNFATooLarge = fmt.Errorf("%w: rule expands to more automaton states than Limits.NFAStates (repetition bounds too large?)", grammar.ErrLimit)
@@ -225,6 +239,10 @@ func (b *ruleBuilder) expr(e *grammar.Expr, from, to int) error {
 		if b.n.NumStates() > b.max {
 			return errNFATooLarge
 		}
+	case grammar.OpToken:
+		return b.tokenClasses(e, from, to)
+	case grammar.OpText:
+		return b.text(e.Excludes, from, to)
 	default:
 		return fmt.Errorf("unknown expression operator %d", e.Op)
 	}

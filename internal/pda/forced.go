@@ -1,7 +1,10 @@
 package pda
 
 import (
+	"bytes"
+
 	"github.com/reinlm/rein/fsm"
+	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/byteset"
 )
 
@@ -74,7 +77,11 @@ func (s *State) Forced(dst []byte, max int) (forced []byte, next byteset.Set, en
 		if len(tops) == 1 && n < max {
 			// One stack inside a rule: its automaton's singular path, read
 			// from the table instead of byte by byte.
-			if path := p.rulePath(tops[0].Node); len(path) > 0 {
+			path := p.rulePath(tops[0].Node)
+			if i := bytes.IndexByte(path, grammar.ReservedByte); i >= 0 {
+				path = path[:i] // a token terminal: tokens are not forced bytes
+			}
+			if len(path) > 0 {
 				path = path[:min(len(path), max-n)]
 				last := tops[0].Node
 				for _, b := range path {

@@ -37,6 +37,7 @@ type Program struct {
 	pathOnce  sync.Once
 	paths     *fsm.Paths     // bytes each node's rule forces from it (forced.go), on first use
 	lim       grammar.Limits // what it was compiled with, defaults filled in
+	hasTokens bool           // some rule has a token terminal
 }
 
 // RuleInfo describes one compiled rule.

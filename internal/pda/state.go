@@ -118,6 +118,14 @@ func (s *State) ClearErr() { s.over = false }
 // Advance consumes byte b. It reports false, leaving the state unchanged,
 // when no stack can take b.
 func (s *State) Advance(b byte) bool {
+	if b == grammar.ReservedByte {
+		return false // it spells token terminals, which only AdvanceToken takes
+	}
+	return s.step(b)
+}
+
+// step consumes b, ReservedByte included.
+func (s *State) step(b byte) bool {
 	d := len(s.canEnd) - 1
 	lo, hi := s.depthOff[d], s.depthOff[d+1]
 	p := s.p

@@ -1,0 +1,63 @@
+package rein_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein"
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/vocabtest"
+)
+
+// TestGrammarSpec: a grammar built in Go goes through the Compiler like any
+// source: equal grammars built apart share one compile, different ones do
+// not, and token terminals work.
+func TestGrammarSpec(t *testing.T) {
+	voc := vocabtest.Load(t, "qwen3")
+	c := newCompiler(t, voc, rein.CompilerOptions{})
+	ctx := context.Background()
+	build := func(text string) *grammar.Grammar {
+		return &grammar.Grammar{Rules: []grammar.Rule{
+			{Name: "root", Body: grammar.Cat(grammar.Text("<tool_call>"), grammar.Rep(grammar.Call(1), 0, 1))},
+			{Name: "call", Body: grammar.Cat(grammar.Lit("<tool_call>"), grammar.Lit(text), grammar.Token("<|im_end|>"))},
+		}}
+	}
+	for _, g := range []*grammar.Grammar{build("x"), build("x"), build("y")} {
+		cg, err := c.Compile(ctx, rein.Grammar(g))
+		require.NoError(t, err)
+		m := cg.NewMatcher()
+		assert.True(t, m.AcceptString("Hi.<tool_call>"))
+	}
+	lit := build("x")
+	lit.Rules[1].Body.Subs[1] = grammar.LitTokens("x")
+	_, err := c.Compile(ctx, rein.Grammar(lit))
+	require.NoError(t, err)
+	st := c.Stats()
+	assert.Equal(t, int64(3), st.Compiles, "the two x grammars are one; LitTokens differs from Lit")
+	assert.Equal(t, int64(1), st.Hits)
+
+	_, err = c.Compile(ctx, rein.Grammar(nil))
+	assert.ErrorIs(t, err, rein.ErrSpec)
+	_, err = c.Compile(ctx, rein.Grammar(&grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: grammar.Call(3)}}}))
+	assert.ErrorContains(t, err, "out of range")
+	_, err = c.Compile(ctx, rein.Grammar(&grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: grammar.Lit("<|im_end|>")}}}))
+	assert.ErrorContains(t, err, "special token")
+}
+
+// TestGrammarSpecShared: an expression shared by many parents is walked once
+// per parent; a grammar whose walk doubles per level is refused by
+// Limits.ExprNodes before anything walks it whole.
+func TestGrammarSpecShared(t *testing.T) {
+	voc := vocabtest.Load(t, "gpt2")
+	c := newCompiler(t, voc, rein.CompilerOptions{})
+	e := grammar.Lit("a")
+	for range 64 {
+		e = grammar.Cat(e, e) // 2^64 leaves as a tree
+	}
+	_, err := c.Compile(context.Background(), rein.Grammar(&grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: e}}}))
+	require.ErrorIs(t, err, grammar.ErrLimit)
+	assert.ErrorContains(t, err, "ExprNodes")
+}
