@@ -73,7 +73,8 @@ type callFormat struct {
 	// get_weather {"city": "Rome", "days": 3} and get_time {}; badArgs is a
 	// call to get_weather with {"city": 3}; extraArg one with a key the
 	// schema forbids; unknown a call to get_news; loose a call to the
-	// non-strict tool with arguments its schema would refuse.
+	// non-strict tool with arguments its schema would refuse (in the XML
+	// styles, where the schema holds, valid arguments).
 	weather, weather2, timeCall, badArgs, extraArg, unknown, loose string
 	// wrap makes one call a whole output (a section family's section; nil
 	// for none); join makes several calls one output, as the family writes
@@ -319,7 +320,7 @@ var callFormats = []callFormat{
 		badArgs:  qwenXMLCall("get_weather", "city", "Paris", "days", "three"),
 		extraArg: qwenXMLCall("get_weather", "city", "Paris", "unit", "C"),
 		unknown:  qwenXMLCall("get_news"),
-		loose:    qwenXMLCall("loose", "y", "[1, 2]"),
+		loose:    qwenXMLCall("loose", "x", "5"),
 		join:     joinWith("\n"),
 		text:     "It is sunny in Paris.", textBefore: "Let me look.\n",
 		think:      "The user wants the weather.\n</think>\n\n",
@@ -418,7 +419,7 @@ var callFormats = []callFormat{
 		badArgs:  glm45Call("get_weather", "city", "Paris", "days", "three"),
 		extraArg: glm45Call("get_weather", "city", "Paris", "unit", "C"),
 		unknown:  glm45Call("get_news"),
-		loose:    glm45Call("loose", "y", "[1, 2]"),
+		loose:    glm45Call("loose", "x", "5"),
 		join:     joinWith("\n"),
 		text:     "It is sunny in Paris.", textBefore: "Let me look.\n",
 		think:          "<think>The user wants the weather.</think>",
@@ -434,7 +435,7 @@ var callFormats = []callFormat{
 		badArgs:  glm47Call("get_weather", "city", "Paris", "days", "three"),
 		extraArg: glm47Call("get_weather", "city", "Paris", "unit", "C"),
 		unknown:  glm47Call("get_news"),
-		loose:    glm47Call("loose", "y", "[1, 2]"),
+		loose:    glm47Call("loose", "x", "5"),
 		join:     joinWith(""),
 		text:     "It is sunny in Paris.", textBefore: "Let me look.",
 		think:      "The user wants the weather.</think>",
@@ -449,7 +450,7 @@ var callFormats = []callFormat{
 		badArgs:  minimaxInvoke("get_weather", "city", "Paris", "days", "three"),
 		extraArg: minimaxInvoke("get_weather", "city", "Paris", "unit", "C"),
 		unknown:  minimaxInvoke("get_news"),
-		loose:    minimaxInvoke("loose", "y", "[1, 2]"),
+		loose:    minimaxInvoke("loose", "x", "5"),
 		prefix:   "\n</think>\n\n",
 		text:     "It is sunny in Paris.", textBefore: "Let me look.\n",
 		think:      "plan\n</think>\n\n",

@@ -25,7 +25,10 @@
 // A call to a tool the request does not declare is refused at its name,
 // since each call's opening string holds the name. A tool with strict false,
 // or without parameters, takes any JSON object as its arguments; otherwise
-// the arguments must be valid for its parameters schema.
+// the arguments must be valid for its parameters schema. The XML argument
+// styles are the exception: an argument element names its key, only
+// declared keys can be written, so there the parameters schema holds even
+// for strict false.
 //
 // The end-of-turn token (<|im_end|>, <|eot_id|>, </s>, <|call|>, ...) is never
 // part of the constraint: a matcher allows the vocabulary's stop tokens where

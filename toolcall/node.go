@@ -23,11 +23,10 @@ func anyText(excludes []string) node {
 // arguments is the arguments of a call to t, in the given json_schema style
 // ("" for JSON).
 func arguments(t Tool, style string) node {
-	n := node{"type": "json_schema", "json_schema": t.schema()}
-	if style != "" {
-		n["style"] = style
+	if style == "" {
+		return node{"type": "json_schema", "json_schema": t.schema()}
 	}
-	return n
+	return node{"type": "json_schema", "json_schema": t.xmlSchema(), "style": style}
 }
 
 func regex(pattern string) node { return node{"type": "regex", "pattern": pattern} }

@@ -37,7 +37,10 @@ type Tool struct {
 	// tool declares none.
 	Parameters json.RawMessage
 	// Strict is the tool's "strict" flag, nil when absent. Only an explicit
-	// false loosens the arguments to any JSON object.
+	// false loosens the arguments to any JSON object, in the formats whose
+	// arguments are JSON; in the XML argument styles (Qwen3Coder, GLM45,
+	// GLM47, MiniMaxM2), where only declared keys can be written, the
+	// parameters schema holds whatever Strict says.
 	Strict *bool
 }
 
@@ -410,6 +413,17 @@ func newPlan(r Request) (plan, error) {
 // when it has none or is explicitly not strict.
 func (t Tool) schema() json.RawMessage {
 	if t.Parameters == nil || (t.Strict != nil && !*t.Strict) {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return t.Parameters
+}
+
+// xmlSchema is the arguments schema of t in the XML argument styles, where
+// each argument is an element that names its key and only declared keys
+// can be written: the parameters whatever Strict says, or an object
+// without properties when there are none.
+func (t Tool) xmlSchema() json.RawMessage {
+	if t.Parameters == nil {
 		return json.RawMessage(`{"type":"object"}`)
 	}
 	return t.Parameters

@@ -208,6 +208,7 @@ func walk(v any, f func(map[string]any)) {
 
 // TestNonStrictSchema pins Q8: a tool with strict false, or without
 // parameters, takes any JSON object; strict true or absent keeps the schema.
+// In the XML styles the parameters hold whatever strict says.
 func TestNonStrictSchema(t *testing.T) {
 	params := json.RawMessage(`{"type":"object","properties":{"x":{"type":"integer"}}}`)
 	yes, no := true, false
@@ -222,4 +223,6 @@ func TestNonStrictSchema(t *testing.T) {
 	} {
 		assert.JSONEq(t, tc.want, string(tc.tool.schema()))
 	}
+	assert.JSONEq(t, `{"type":"object"}`, string(Tool{Name: "f"}.xmlSchema()))
+	assert.JSONEq(t, string(params), string(Tool{Name: "f", Parameters: params, Strict: &no}.xmlSchema()))
 }
