@@ -121,7 +121,7 @@ func (c *Compiled) VocabSize() int { return c.vocab.Size() }
 // between the grammars of a vocabulary are counted once, by
 // SharedIndexBytes.
 func (c *Compiled) MemoryBytes() int {
-	return c.prog.MemoryBytes() + 8*len(c.index) + int(c.indexed.Load())
+	return c.prog.MemoryBytes() + 8*len(c.index) + int(c.indexed.Load()) + c.tok.memoryBytes()
 }
 
 // nodeIndex returns node n's classification, computing it on first use.

@@ -10,6 +10,12 @@
 // checks only the uncertain tokens, walking them in byte order so shared
 // prefixes are walked once.
 //
+// Grammars may name whole tokens (token terminals, grammar.Token and
+// friends): special tokens are allowed exactly where a terminal names them,
+// stop tokens where one names them or where the grammar may end, and a
+// literal that is exactly a special token's text is refused
+// (ErrSpecialLiteral). See tokens.go for the precise rules.
+//
 // A Bitmask uses XGrammar's layout: rows of ceil(vocab/32) 32-bit words, bit j
 // of word i allows token 32i+j. Apply masks float32 logits on the CPU; package
 // cuda does the same on the GPU.

@@ -173,27 +173,41 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 		return err
 	}
 	out := b.Row(row)
-	clear(out)
 	if m.terminated {
+		clear(out)
 		return nil
 	}
 	c := m.c
 	m.st.ClearErr()
 	// The state holds one top per node (stacks meeting at a node are
-	// merged), so each node's accepted set is added once.
+	// merged), so each node's accepted set is added once. The first dense
+	// row is copied rather than added to a cleared one: one pass over the
+	// row, not two, for the many masks with one top.
+	clean := false
 	for _, t := range m.st.Tops() {
 		x := c.nodeIndex(t.Node)
 		if x.err != nil {
 			clear(out)
 			return fmt.Errorf("mask: classifying node %d: %w", t.Node, x.err)
 		}
-		if x.dense != nil {
+		switch {
+		case x.dense != nil && clean:
 			orWords(out, x.dense)
-		} else {
+		case x.dense != nil:
+			clear(out[copy(out, x.dense):])
+			clean = true
+		default:
+			if !clean {
+				clear(out)
+				clean = true
+			}
 			for _, id := range x.accepted {
 				out[id>>5] |= 1 << (uint32(id) & 31)
 			}
 		}
+	}
+	if !clean {
+		clear(out)
 	}
 	for _, t := range m.st.Tops() {
 		if t.Frame >= 0 {

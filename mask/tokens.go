@@ -60,6 +60,18 @@ func (t *tokenTerms) class(id int) int {
 	return int(t.classOf[i])
 }
 
+// memoryBytes is what t holds.
+func (t *tokenTerms) memoryBytes() int {
+	if t == nil {
+		return 0
+	}
+	n := 4*len(t.starts) + 4*len(t.classOf) + 24*len(t.classes)
+	for _, c := range t.classes {
+		n += 8 * len(c)
+	}
+	return n
+}
+
 // fill sets the bits of class k's tokens in row.
 func (t *tokenTerms) fill(row []uint32, k int) {
 	for _, r := range t.classes[k] {

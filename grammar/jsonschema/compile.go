@@ -63,7 +63,8 @@ type Options struct {
 
 	// Style is how the document is written: JSON (the zero value) or one
 	// of the XML-like argument styles of tool-calling models, where the
-	// schema's top level must be an object.
+	// schema's top level must be an object (see xml.go for what each style
+	// accepts); an unknown style is an error.
 	Style Style
 
 	// Limits bounds the work of one compilation; a zero field means its
@@ -79,7 +80,37 @@ type Options struct {
 
 // Style is how a document is written. The XML styles write each property
 // of the top-level object as an element, with string values raw and other
-// values as JSON (see docs/design/tool-calling.md, section 2.1).
+// values as JSON (see docs/design/tool-calling.md, section 2.1):
+//
+//   - The schema's top level must accept objects (an error naming the
+//     pointer otherwise). Elements come in the order Options.Order asks,
+//     with [ \n\t]* before and after each element and around JSON values.
+//   - Undeclared properties are not written: additionalProperties absent
+//     or true admits none; a schema for them, or patternProperties, is
+//     unsupported. Property counts beyond what required implies are
+//     unsupported.
+//   - A raw string cannot hold its element's closing tag, nor the opening
+//     of any element (the next property's, a nested Cohere value's), so
+//     it cannot swallow what follows it; it may be empty. What follows the
+//     document (the end of the call that holds it) is not known here and
+//     not excluded, but the closing tag must come first. enum and const become raw literals (values holding a
+//     tag are dropped); a pattern or format is kept when none of its
+//     strings holds a tag (else unsupported), with minLength and maxLength
+//     folded into it where its repetitions allow; minLength and maxLength
+//     alone are kept by counting characters other than '<' (a
+//     length-bounded string holds no '<' in its counted part); not is
+//     unsupported.
+//   - DeepSeek's string attribute is "true" exactly for raw strings;
+//     Cohere's type is raw, json (numbers, booleans, null), dict (nested
+//     named elements) or list (nested unnamed elements); Kimi-K3's type is
+//     the JSON type, "number" for integers too. Styles without a type mark
+//     accept a raw string or JSON where the schema allows both.
+//   - The DeepSeek and Kimi-K3 markup is built with grammar.LitTokens, so
+//     their special tokens match where the vocabulary has them.
+//
+// Unsupported means an error wrapping grammar.ErrUnsupported, or in Lenient
+// mode a warning, with the constraint dropped (a raw string then takes any
+// raw text) or the undeclared properties not written.
 type Style string
 
 // The styles.
@@ -229,7 +260,12 @@ func (c *compiler) compile(schema []byte) (*grammar.Grammar, error) {
 	if doc.root.kind != kindObject && doc.root.kind != kindBool {
 		return nil, c.errorf("", "", nil, "a schema must be an object or a boolean, not %s", kindName(doc.root.kind))
 	}
-	root, err := c.ruleFor(conj{doc.root}, "root")
+	var root int
+	if c.opts.Style != StyleJSON {
+		root, err = c.xmlRoot(doc.root)
+	} else {
+		root, err = c.ruleFor(conj{doc.root}, "root")
+	}
 	if err != nil {
 		return nil, err
 	}
