@@ -22,6 +22,8 @@ type calls struct {
 	lead string
 }
 
+// body is the output after the thinking: free text only, or free text in
+// which the trigger opens calls (or the one section of calls), as p asks.
 func (c calls) body(f *family, p plan) node {
 	triggers := []string{c.trigger}
 	if p.text {
