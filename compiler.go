@@ -13,6 +13,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/grammar/structtag"
 	"github.com/reinlm/rein/internal/recovered"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer"
@@ -23,15 +24,16 @@ type Kind uint8
 
 // The kinds of grammar a Compiler compiles.
 const (
-	KindRegex      Kind = iota + 1 // Go RE2 syntax, matched in full (grammar.FromRegex)
-	KindJSONSchema                 // a JSON Schema (jsonschema.Compile)
-	KindGBNF                       // llama.cpp's GBNF (grammar.ParseGBNF)
-	KindJSON                       // any JSON value (grammar.JSON)
-	KindChoice                     // exactly one of a list of strings (grammar.Choice)
-	KindGrammar                    // a grammar built in Go (package grammar)
+	KindRegex         Kind = iota + 1 // Go RE2 syntax, matched in full (grammar.FromRegex)
+	KindJSONSchema                    // a JSON Schema (jsonschema.Compile)
+	KindGBNF                          // llama.cpp's GBNF (grammar.ParseGBNF)
+	KindJSON                          // any JSON value (grammar.JSON)
+	KindChoice                        // exactly one of a list of strings (grammar.Choice)
+	KindGrammar                       // a grammar built in Go (package grammar)
+	KindStructuralTag                 // an XGrammar structural tag (structtag.Compile)
 )
 
-var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice", KindGrammar: "grammar"}
+var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice", KindGrammar: "grammar", KindStructuralTag: "structural-tag"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -45,7 +47,7 @@ func (k Kind) String() string {
 // specs with the same kind, source and options share one compiled grammar.
 type Spec struct {
 	Kind    Kind
-	Source  string   // the regex, schema or GBNF text; unused for KindJSON and KindChoice
+	Source  string   // the regex, schema, GBNF or structural tag text; unused for KindJSON, KindChoice and KindGrammar
 	Root    string   // KindGBNF: the start rule ("" means "root")
 	Choices []string // KindChoice: the strings to choose from
 	// Grammar is KindGrammar's grammar. The Compiler reads it while it
@@ -75,6 +77,14 @@ func JSON() Spec { return Spec{Kind: KindJSON} }
 // Choice is the spec of exactly one of options, byte for byte.
 func Choice(options ...string) Spec { return Spec{Kind: KindChoice, Choices: options} }
 
+// StructuralTag is the spec of an XGrammar structural tag: the JSON an
+// OpenAI-style request gives as response_format, {"type": "structural_tag",
+// "format": {...}}, or the format object alone (see package
+// grammar/structtag). Token texts in it are resolved against the
+// Compiler's vocabulary, so an unknown one fails with the JSON pointer of
+// where it is.
+func StructuralTag(json string) Spec { return Spec{Kind: KindStructuralTag, Source: json} }
+
 // Grammar is the spec of a grammar built in Go, with package grammar's
 // constructors or by composing parsed ones (token terminals, embedded
 // schemas and all). Its cache key is the grammar's whole content, so two
@@ -92,7 +102,7 @@ func (s *Spec) key(lim grammar.Limits) (string, error) {
 	var b strings.Builder
 	b.WriteByte(byte(s.Kind))
 	switch s.Kind {
-	case KindRegex:
+	case KindRegex, KindStructuralTag:
 	case KindJSONSchema:
 		if s.Schema.LoadRef != nil {
 			return "", fmt.Errorf("%w: Schema.LoadRef is set; use CompilerOptions.LoadRef", ErrSpec)
@@ -128,9 +138,12 @@ func (s *Spec) key(lim grammar.Limits) (string, error) {
 }
 
 // grammar runs the spec's front-end under ctx and lim; loadRef loads remote
-// $refs.
-func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(context.Context, string) ([]byte, error)) (*grammar.Grammar, []jsonschema.Warning, error) {
+// $refs; voc resolves the token texts of structural tags.
+func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(context.Context, string) ([]byte, error), voc *tokenizer.Vocab) (*grammar.Grammar, []jsonschema.Warning, error) {
 	switch s.Kind {
+	case KindStructuralTag:
+		g, err := structtag.CompileContext(ctx, []byte(s.Source), structtag.Options{Limits: lim, TokenID: voc.TokenID})
+		return g, nil, err
 	case KindRegex:
 		g, err := grammar.FromRegex(s.Source, lim)
 		return g, nil, err
@@ -310,7 +323,7 @@ func (c *Compiler) build(ctx context.Context, spec *Spec) (res result) {
 			res = result{err: &mask.PanicError{Op: "compile", Value: r, Stack: recovered.Stack()}}
 		}
 	}()
-	g, warnings, err := spec.grammar(ctx, c.opts.Limits, c.opts.LoadRef)
+	g, warnings, err := spec.grammar(ctx, c.opts.Limits, c.opts.LoadRef, c.vocab)
 	if err != nil {
 		return result{warnings: warnings, err: err}
 	}

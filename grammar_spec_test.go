@@ -61,3 +61,28 @@ func TestGrammarSpecShared(t *testing.T) {
 	require.ErrorIs(t, err, grammar.ErrLimit)
 	assert.ErrorContains(t, err, "ExprNodes")
 }
+
+// TestStructuralTagSpec: an OpenAI-style response_format through the
+// Compiler, token texts resolved against its vocabulary.
+func TestStructuralTagSpec(t *testing.T) {
+	voc := vocabtest.Load(t, "qwen3")
+	c := newCompiler(t, voc, rein.CompilerOptions{})
+	ctx := context.Background()
+	tag := `{"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["<tool_call>"],
+		"tags": [{"begin": "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": ",
+		          "content": {"type": "json_schema", "json_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+		          "end": "}\n</tool_call>"}]}}`
+	cg, err := c.Compile(ctx, rein.StructuralTag(tag))
+	require.NoError(t, err)
+	m := cg.NewMatcher()
+	require.True(t, m.AcceptString("Let me look.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"))
+	assert.True(t, m.CanEnd())
+	m.Reset()
+	assert.False(t, m.AcceptString("<tool_call>\n{\"name\": \"get_time\""), "an unknown tool")
+
+	_, err = c.Compile(ctx, rein.StructuralTag(`{"type": "structural_tag", "format": {"type": "token", "token": "<|no_such|>"}}`))
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "/format/token")
+	_, err = c.Compile(ctx, rein.StructuralTag(`{"format": {"type": "sequence", "elements": [{"type": "nope"}]}}`))
+	assert.ErrorContains(t, err, "/format/elements/0")
+}

@@ -1,0 +1,169 @@
+package structtag
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/reinlm/rein/grammar"
+)
+
+// kind is the type of a JSON value.
+type kind uint8
+
+const (
+	kindNull kind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+func (k kind) String() string {
+	return [...]string{"null", "a boolean", "a number", "a string", "an array", "an object"}[k]
+}
+
+// value is one JSON value of the request, with its place in the source so
+// that a schema can be handed on as the bytes the user wrote.
+type value struct {
+	kind  kind
+	text  string   // kindString: the string; kindNumber: the literal
+	b     bool     // kindBool
+	elems []*value // kindArray
+	keys  []string // kindObject, in document order (duplicates kept)
+	vals  []*value // kindObject, beside keys
+	start int      // the value is src[start:end]
+	end   int
+}
+
+// get returns the value of the first key named key, or nil.
+func (v *value) get(key string) *value {
+	for i, k := range v.keys {
+		if k == key {
+			return v.vals[i]
+		}
+	}
+	return nil
+}
+
+// parseJSON reads src as one JSON value. It is iterative, so nesting costs
+// heap, not stack; the byte and value counts are bounded by lim.SchemaBytes
+// and lim.SchemaNodes before the memory they guard is spent.
+func parseJSON(src []byte, lim grammar.Limits) (*value, error) {
+	if len(src) > lim.SchemaBytes {
+		return nil, limitErr("", "the request is %d bytes, more than Limits.SchemaBytes (%d)", len(src), lim.SchemaBytes)
+	}
+	type frame struct {
+		v       *value
+		key     string
+		wantKey bool
+	}
+	dec := json.NewDecoder(bytes.NewReader(src))
+	dec.UseNumber()
+	var (
+		stack []frame
+		root  *value
+		nodes int
+	)
+	for {
+		off := int(dec.InputOffset())
+		tok, err := dec.Token()
+		if err == io.EOF {
+			if root == nil || len(stack) > 0 {
+				return nil, syntaxErr(src, off, "unexpected end of JSON input")
+			}
+			return root, nil
+		}
+		if err != nil {
+			return nil, jsonErr(src, off, err)
+		}
+		if root != nil && len(stack) == 0 {
+			return nil, syntaxErr(src, off, "data after the JSON value")
+		}
+		if n := len(stack); n > 0 && stack[n-1].wantKey {
+			if tok == json.Delim('}') {
+				stack[n-1].v.end = int(dec.InputOffset())
+				stack = stack[:n-1]
+				continue
+			}
+			stack[n-1].key, _ = tok.(string) // the decoder gives object keys as strings
+			stack[n-1].wantKey = false
+			continue
+		}
+		if d, ok := tok.(json.Delim); ok && (d == ']' || d == '}') {
+			n := len(stack)
+			stack[n-1].v.end = int(dec.InputOffset())
+			stack = stack[:n-1]
+			continue
+		}
+		if nodes++; nodes > lim.SchemaNodes {
+			return nil, limitErr("", "the request has more than Limits.SchemaNodes (%d) JSON values", lim.SchemaNodes)
+		}
+		v := &value{start: valueStart(src, off), end: int(dec.InputOffset())}
+		switch t := tok.(type) {
+		case json.Delim:
+			v.kind = kindArray
+			if t == '{' {
+				v.kind = kindObject
+			}
+		case bool:
+			v.kind, v.b = kindBool, t
+		case json.Number:
+			v.kind, v.text = kindNumber, string(t)
+		case string:
+			v.kind, v.text = kindString, t
+		case nil:
+			v.kind = kindNull
+		}
+		if n := len(stack); n == 0 {
+			root = v
+		} else if p := &stack[n-1]; p.v.kind == kindArray {
+			p.v.elems = append(p.v.elems, v)
+		} else {
+			p.v.keys = append(p.v.keys, p.key)
+			p.v.vals = append(p.v.vals, v)
+			p.wantKey = true
+		}
+		if v.kind == kindArray || v.kind == kindObject {
+			stack = append(stack, frame{v: v, wantKey: v.kind == kindObject})
+		}
+	}
+}
+
+// valueStart skips the separators the decoder has not consumed yet before
+// the value that starts at or after off.
+func valueStart(src []byte, off int) int {
+	for off < len(src) && strings.IndexByte(" \t\r\n:,", src[off]) >= 0 {
+		off++
+	}
+	return off
+}
+
+// jsonErr turns a decoder error into an error that names the place.
+func jsonErr(src []byte, off int, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = int(se.Offset)
+	}
+	return syntaxErr(src, off, err.Error())
+}
+
+func syntaxErr(src []byte, off int, msg string) error {
+	off = min(max(off, 0), len(src))
+	line := 1 + bytes.Count(src[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(src[:off], '\n')
+	return &grammar.Error{Source: source, Pos: grammar.Pos{Line: line, Col: col, Offset: off}, Msg: "invalid JSON: " + msg}
+}
+
+// pointerTo returns the JSON pointer of key inside the value at ptr.
+func pointerTo(ptr, key string) string {
+	key = strings.ReplaceAll(key, "~", "~0")
+	return ptr + "/" + strings.ReplaceAll(key, "/", "~1")
+}
+
+// pointerAt returns the JSON pointer of element i inside the array at ptr.
+func pointerAt(ptr string, i int) string { return fmt.Sprintf("%s/%d", ptr, i) }
