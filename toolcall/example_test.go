@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/structtag"
+	"github.com/reinlm/rein/pda"
 	"github.com/reinlm/rein/toolcall"
 )
 
@@ -100,4 +103,32 @@ func ExampleStructuralTag() {
 	//   },
 	//   "type": "structural_tag"
 	// }
+}
+
+// Grammar compiles the structural tag; here its byte-level automaton tells
+// a Hermes call to a declared tool from one to an unknown tool. An engine
+// compiles the grammar with package mask for its vocabulary instead.
+func ExampleGrammar() {
+	tools, err := toolcall.ParseTools([]byte(`[{"type": "function", "function": {"name": "get_time"}}]`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	g, err := toolcall.Grammar(toolcall.Request{Model: toolcall.Hermes, Tools: tools}, structtag.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := pda.Compile(g, grammar.DefaultLimits())
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, out := range []string{
+		"Let me check.\n<tool_call>\n{\"name\": \"get_time\", \"arguments\": {}}\n</tool_call>",
+		"<tool_call>\n{\"name\": \"get_news\", \"arguments\": {}}\n</tool_call>",
+	} {
+		st := pda.NewState(p)
+		fmt.Println(st.AdvanceBytes([]byte(out)) && st.CanEnd())
+	}
+	// Output:
+	// true
+	// false
 }

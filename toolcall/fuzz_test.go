@@ -4,11 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/reinlm/rein/grammar/structtag"
+	"github.com/reinlm/rein/internal/fuzzcheck"
 )
 
 // FuzzParseTools feeds arbitrary tools JSON and tool_choice JSON through the
 // parsers and, when both parse, through StructuralTag for every family: no
-// panic, errors wrap ErrInvalid, and a structural tag is valid JSON.
+// panic, errors wrap ErrInvalid, a structural tag is valid JSON, and the
+// grammar structtag compiles from it is one the pushdown compiler takes.
 func FuzzParseTools(f *testing.F) {
 	f.Add([]byte(`[{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]`), []byte(`"required"`), uint8(3))
 	f.Add([]byte(`[{"type": "function", "name": "g", "strict": false}]`), []byte(`{"type": "function", "function": {"name": "g"}}`), uint8(9))
@@ -40,6 +44,12 @@ func FuzzParseTools(f *testing.F) {
 			if !json.Valid(data) {
 				t.Fatalf("StructuralTag wrote invalid JSON: %s", data)
 			}
+			g, err := structtag.Compile(data, structtag.Options{Limits: fuzzcheck.Limits})
+			if err != nil {
+				// A schema that jsonschema cannot enforce, or one past the limits.
+				continue
+			}
+			fuzzcheck.Compiles(t, "toolcall", g)
 		}
 	})
 }

@@ -1,5 +1,3 @@
-//go:build structtag
-
 package toolcall
 
 import (

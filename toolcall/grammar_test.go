@@ -1,5 +1,3 @@
-//go:build structtag
-
 package toolcall
 
 import (
@@ -63,9 +61,12 @@ var (
 //     special; they take the places of byte tokens <0x02> and <0x03>).
 //   - qwen3+markers: a synthetic vocabulary for the families whose own
 //     vocabularies are not here: Qwen3's, with each marker of those
-//     families that Qwen3 lacks added as a special token after its last
-//     id. It checks that the markers work as single special tokens; the
-//     families' real ids and their ordinary tokens are not checked.
+//     families that Qwen3 lacks added as a token after its last id, special
+//     but for GLM's argument markers (<arg_key>, </arg_key>, <arg_value>,
+//     </arg_value>), which jsonschema's glm_xml style writes as plain text
+//     and mask would refuse as special-token texts. It checks that the
+//     markers work as single tokens; the families' real ids and their
+//     ordinary tokens are not checked.
 func testVocab(t *testing.T, name string) *tokenizer.Vocab {
 	t.Helper()
 	vocabsMu.Lock()
@@ -107,7 +108,7 @@ func mistralWithTools(t *testing.T) []byte {
 		require.Contains(t, tj, old)
 	}
 	tj = strings.NewReplacer(`"<0x02>": 5`, `"[TOOL_CALLS]": 5`, `"<0x03>": 6`, `"[ARGS]": 6`).Replace(tj)
-	return withAddedTokens(t, []byte(tj), map[string]int{"[TOOL_CALLS]": 5, "[ARGS]": 6})
+	return withAddedTokens(t, []byte(tj), map[string]int{"[TOOL_CALLS]": 5, "[ARGS]": 6}, nil)
 }
 
 func qwenWithMarkers(t *testing.T) []byte {
@@ -128,13 +129,15 @@ func qwenWithMarkers(t *testing.T) []byte {
 			}
 		}
 	}
-	return withAddedTokens(t, tj, add)
+	return withAddedTokens(t, tj, add, glmArgMarkers)
 }
 
-// withAddedTokens adds special tokens to a tokenizer.json's added_tokens,
-// leaving the rest of the text as it is (the loader reads the vocabulary
-// in its order).
-func withAddedTokens(t *testing.T, tj []byte, tokens map[string]int) []byte {
+var glmArgMarkers = []string{"<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"}
+
+// withAddedTokens adds tokens to a tokenizer.json's added_tokens, special
+// but for those named in plain, leaving the rest of the text as it is (the
+// loader reads the vocabulary in its order).
+func withAddedTokens(t *testing.T, tj []byte, tokens map[string]int, plain []string) []byte {
 	const key = `"added_tokens": [`
 	at := strings.Index(string(tj), key)
 	require.GreaterOrEqual(t, at, 0)
@@ -143,7 +146,7 @@ func withAddedTokens(t *testing.T, tj []byte, tokens map[string]int) []byte {
 	b.Write(tj[:at])
 	for text, id := range tokens {
 		entry, err := json.Marshal(map[string]any{"id": id, "content": text, "single_word": false,
-			"lstrip": false, "rstrip": false, "normalized": false, "special": true})
+			"lstrip": false, "rstrip": false, "normalized": false, "special": !contains(plain, text)})
 		require.NoError(t, err)
 		b.Write(entry)
 		b.WriteByte(',')
