@@ -18,9 +18,8 @@ import (
 	"github.com/reinlm/rein/tokenizer"
 )
 
-// vocabFor is the vocabulary each family's tables run on at token level;
-// families without one run at byte level (their special tokens are not
-// checked).
+// vocabFor is the vocabulary each family's tables run on at token level
+// (see testVocab for what each is).
 var vocabFor = map[Format]string{
 	Hermes:          "qwen3",
 	Qwen3:           "qwen3",
