@@ -19,8 +19,9 @@ const (
 	// after the <|python_tag|> token:
 	//	<|python_tag|>{"name": "get_weather", "parameters": {"city": "Paris"}}
 	// The model then writes <|eom_id|>, which is one of the model's stop
-	// tokens (its generation config lists it) and so not in the grammar.
-	// One call per turn; no reasoning.
+	// tokens (its generation config lists it) and so not in the grammar: an
+	// engine whose vocabulary does not list it among the stop tokens adds
+	// it (tokenizer.Vocab.WithStopTokens). One call per turn; no reasoning.
 	Llama3PythonTag
 	// Hermes is Qwen2.5 and Hermes 2 Pro / 3: each call a JSON object, name
 	// first, in <tool_call> tags, calls separated by text (a newline):

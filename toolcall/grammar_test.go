@@ -344,3 +344,30 @@ func TestQwenTriggerSpellings(t *testing.T) {
 		require.Equal(t, tc.want, ok && m.CanEnd(), tc.name)
 	}
 }
+
+// TestEndOfTurn pins that the end-of-turn token is not part of the
+// constraint: Qwen3's <|im_end|> is allowed where a required call is
+// complete, and nowhere before (not in the thinking, not inside the call).
+func TestEndOfTurn(t *testing.T) {
+	v := testVocab(t, "qwen3")
+	imEnd, ok := v.TokenID("<|im_end|>")
+	require.True(t, ok)
+	g, err := Grammar(Request{Model: Qwen3, Tools: testTools, Reasoning: true,
+		ToolChoice: ToolChoice{Mode: ChoiceRequired}}, structtag.Options{})
+	require.NoError(t, err)
+	comp, err := mask.Compile(g, v, mask.Options{})
+	require.NoError(t, err)
+	out := "Weather.\n</think>\n\n" + hermesCall("get_weather", `{"city": "Paris"}`)
+	ids := encode(t, v, qwen3Controls, out)
+	m := comp.NewMatcher()
+	bm := mask.NewBitmask(1, v.LogitWidth())
+	for i, id := range ids {
+		require.NoError(t, m.FillBitmask(bm, 0))
+		require.False(t, bm.Allowed(0, imEnd), "<|im_end|> allowed before token %d of %d", i, len(ids))
+		require.True(t, bm.Allowed(0, id), "token %d (%q) refused", i, v.Bytes(id))
+		require.True(t, m.AcceptToken(id))
+	}
+	require.NoError(t, m.FillBitmask(bm, 0))
+	require.True(t, bm.Allowed(0, imEnd))
+	require.True(t, m.AcceptToken(imEnd))
+}
