@@ -1,0 +1,430 @@
+package toolcall
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Request is one tool-calling turn: which model family writes the output,
+// the tools it may call, and how it must call them.
+type Request struct {
+	// Model is the family whose tool-call format the output takes.
+	Model Format
+	// Tools are the functions the model may call (OpenAI "tools").
+	Tools []Tool
+	// ToolChoice says whether and which tools must be called (OpenAI
+	// "tool_choice"); the zero value is "auto".
+	ToolChoice ToolChoice
+	// ParallelToolCalls, when false, allows at most one call; nil means
+	// true, OpenAI's default.
+	ParallelToolCalls *bool
+	// Reasoning puts the family's thinking region before the answer; it is
+	// an error for a family without one.
+	Reasoning bool
+}
+
+// Tool is one function a model may call.
+type Tool struct {
+	// Name is the function's name: 1 to MaxNameBytes bytes of ASCII letters,
+	// digits, '_', '-' and '.'.
+	Name string
+	// Description is the function's description; the constraint does not
+	// use it.
+	Description string
+	// Parameters is the JSON Schema of the arguments object, nil when the
+	// tool declares none.
+	Parameters json.RawMessage
+	// Strict is the tool's "strict" flag, nil when absent. Only an explicit
+	// false loosens the arguments to any JSON object, in the formats whose
+	// arguments are JSON; in the XML argument styles (Qwen3Coder, GLM45,
+	// GLM47, MiniMaxM2), where only declared keys can be written, the
+	// parameters schema holds whatever Strict says.
+	Strict *bool
+}
+
+// ChoiceMode is the kind of a ToolChoice.
+type ChoiceMode int
+
+// The tool_choice modes.
+const (
+	// ChoiceAuto lets the model answer in text, call tools, or both.
+	ChoiceAuto ChoiceMode = iota
+	// ChoiceNone forbids calls: text only.
+	ChoiceNone
+	// ChoiceRequired makes the model call at least one tool.
+	ChoiceRequired
+	// ChoiceFunction makes the model call exactly one tool, ToolChoice.Function.
+	ChoiceFunction
+)
+
+// ToolChoice is an OpenAI "tool_choice".
+type ToolChoice struct {
+	// Mode is auto (the zero value), none, required or a named function.
+	// With Allowed set it is auto or required.
+	Mode ChoiceMode
+	// Function is the one tool to call when Mode is ChoiceFunction.
+	Function string
+	// Allowed, when not nil, restricts the tools to these names
+	// ("allowed_tools"); every name must be one of the request's tools.
+	Allowed []string
+}
+
+// Limits on what ParseTools, ParseToolChoice and StructuralTag accept.
+const (
+	// MaxInputBytes bounds the JSON that ParseTools and ParseToolChoice read.
+	MaxInputBytes = 16 << 20
+	// MaxTools bounds the number of tools of one request.
+	MaxTools = 1024
+	// MaxNameBytes bounds the length of a tool's name.
+	MaxNameBytes = 64
+)
+
+// ErrInvalid is wrapped by every error about a request that toolcall
+// refuses: bad JSON, an unknown tool, a bad name, a mode the family lacks.
+var ErrInvalid = errors.New("invalid tool-calling request")
+
+// Error is an error about a request, with the JSON pointer of the place
+// ("" for the request as a whole) and the reason.
+type Error struct {
+	Pointer string
+	Reason  string
+}
+
+// Error renders the error as "toolcall: pointer: reason".
+func (e *Error) Error() string {
+	if e.Pointer == "" {
+		return "toolcall: " + e.Reason
+	}
+	return "toolcall: " + e.Pointer + ": " + e.Reason
+}
+
+// Unwrap returns ErrInvalid, so errors.Is(err, ErrInvalid) holds.
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+func errorf(pointer, format string, args ...any) error {
+	return &Error{Pointer: pointer, Reason: fmt.Sprintf(format, args...)}
+}
+
+// ParseTools reads an OpenAI "tools" array:
+// [{"type": "function", "function": {"name", "description", "parameters", "strict"}}].
+// The Responses API's flat form {"type": "function", "name", ...} is read too.
+// Errors name the place by JSON pointer from the array ("/2/function/name").
+func ParseTools(data []byte) ([]Tool, error) {
+	if len(data) > MaxInputBytes {
+		return nil, errorf("", "tools: %d bytes, more than %d", len(data), MaxInputBytes)
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, errorf("", "tools must be a JSON array: %v", err)
+	}
+	if len(raw) > MaxTools {
+		return nil, errorf("", "%d tools, more than %d", len(raw), MaxTools)
+	}
+	tools := make([]Tool, 0, len(raw))
+	for i, r := range raw {
+		t, err := parseTool(r, fmt.Sprintf("/%d", i))
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+type functionJSON struct {
+	Name        *string         `json:"name"`
+	Description *string         `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Strict      *bool           `json:"strict"`
+}
+
+func parseTool(data []byte, ptr string) (Tool, error) {
+	var top struct {
+		Type     *string         `json:"type"`
+		Function json.RawMessage `json:"function"`
+		functionJSON
+	}
+	if err := json.Unmarshal(data, &top); err != nil {
+		return Tool{}, errorf(ptr, "a tool must be an object with a string type: %v", err)
+	}
+	if top.Type == nil || *top.Type != "function" {
+		return Tool{}, errorf(ptr+"/type", `only "function" tools are supported`)
+	}
+	f := top.functionJSON
+	if top.Function != nil {
+		ptr += "/function"
+		f = functionJSON{}
+		if err := json.Unmarshal(top.Function, &f); err != nil {
+			return Tool{}, errorf(ptr, "function must be an object: %v", err)
+		}
+	}
+	if f.Name == nil {
+		return Tool{}, errorf(ptr+"/name", "missing")
+	}
+	t := Tool{Name: *f.Name, Strict: f.Strict}
+	if f.Description != nil {
+		t.Description = *f.Description
+	}
+	if p := bytes.TrimSpace(f.Parameters); len(p) > 0 && !bytes.Equal(p, []byte("null")) {
+		t.Parameters = p
+	}
+	if err := t.check(ptr); err != nil {
+		return Tool{}, err
+	}
+	return t, nil
+}
+
+// check reports a bad name or a parameters value that is not a schema object.
+func (t *Tool) check(ptr string) error {
+	if err := checkName(t.Name); err != nil {
+		return errorf(ptr+"/name", "%v", err)
+	}
+	if t.Parameters == nil {
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(t.Parameters, &obj); err != nil {
+		return errorf(ptr+"/parameters", "must be a JSON Schema object: %v", err)
+	}
+	return nil
+}
+
+// checkName accepts OpenAI's function names, and '.' besides (namespaced
+// names such as "server.tool"). The names are written into the call
+// formats unescaped, so nothing that could close a JSON string or an XML
+// attribute may pass.
+func checkName(name string) error {
+	if name == "" {
+		return errors.New("empty name")
+	}
+	if len(name) > MaxNameBytes {
+		return fmt.Errorf("name of %d bytes, more than %d", len(name), MaxNameBytes)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return fmt.Errorf("name %q holds %q: only ASCII letters, digits, '_', '-' and '.' are allowed", name, c)
+		}
+	}
+	return nil
+}
+
+// ParseToolChoice reads an OpenAI "tool_choice": "auto", "none",
+// "required", {"type": "function", "function": {"name": N}} or
+// {"type": "allowed_tools", "allowed_tools": {"mode": "auto"|"required",
+// "tools": [{"type": "function", "function": {"name": N}}, ...]}}. The
+// Responses API's flat references ({"type": "function", "name": N}) are
+// read too. Empty input or null is "auto".
+func ParseToolChoice(data []byte) (ToolChoice, error) {
+	if len(data) > MaxInputBytes {
+		return ToolChoice{}, errorf("", "tool_choice: %d bytes, more than %d", len(data), MaxInputBytes)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || bytes.Equal(data, []byte("null")) {
+		return ToolChoice{}, nil
+	}
+	if data[0] == '"' {
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return ToolChoice{}, errorf("", "tool_choice: %v", err)
+		}
+		switch s {
+		case "auto":
+			return ToolChoice{Mode: ChoiceAuto}, nil
+		case "none":
+			return ToolChoice{Mode: ChoiceNone}, nil
+		case "required":
+			return ToolChoice{Mode: ChoiceRequired}, nil
+		}
+		return ToolChoice{}, errorf("", `tool_choice %q: want "auto", "none", "required" or an object`, s)
+	}
+	var obj struct {
+		Type         *string         `json:"type"`
+		AllowedTools json.RawMessage `json:"allowed_tools"`
+	}
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return ToolChoice{}, errorf("", "tool_choice must be a string or an object: %v", err)
+	}
+	if obj.Type == nil {
+		return ToolChoice{}, errorf("/type", "missing")
+	}
+	switch *obj.Type {
+	case "function":
+		name, err := parseToolRef(data, "")
+		if err != nil {
+			return ToolChoice{}, err
+		}
+		return ToolChoice{Mode: ChoiceFunction, Function: name}, nil
+	case "allowed_tools":
+		return parseAllowed(obj.AllowedTools)
+	}
+	return ToolChoice{}, errorf("/type", `%q: want "function" or "allowed_tools"`, *obj.Type)
+}
+
+func parseAllowed(data json.RawMessage) (ToolChoice, error) {
+	const ptr = "/allowed_tools"
+	if data == nil {
+		return ToolChoice{}, errorf(ptr, "missing")
+	}
+	var a struct {
+		Mode  *string           `json:"mode"`
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &a); err != nil {
+		return ToolChoice{}, errorf(ptr, "must be an object with mode and tools: %v", err)
+	}
+	c := ToolChoice{Allowed: []string{}}
+	switch {
+	case a.Mode == nil || *a.Mode == "auto":
+		c.Mode = ChoiceAuto
+	case *a.Mode == "required":
+		c.Mode = ChoiceRequired
+	default:
+		return ToolChoice{}, errorf(ptr+"/mode", `%q: want "auto" or "required"`, *a.Mode)
+	}
+	if len(a.Tools) == 0 {
+		return ToolChoice{}, errorf(ptr+"/tools", "must list at least one tool")
+	}
+	if len(a.Tools) > MaxTools {
+		return ToolChoice{}, errorf(ptr+"/tools", "%d tools, more than %d", len(a.Tools), MaxTools)
+	}
+	for i, r := range a.Tools {
+		name, err := parseToolRef(r, fmt.Sprintf("%s/tools/%d", ptr, i))
+		if err != nil {
+			return ToolChoice{}, err
+		}
+		c.Allowed = append(c.Allowed, name)
+	}
+	return c, nil
+}
+
+// parseToolRef reads {"type": "function", "function": {"name": N}} or
+// {"type": "function", "name": N} and returns N.
+func parseToolRef(data []byte, ptr string) (string, error) {
+	var ref struct {
+		Type     *string `json:"type"`
+		Name     *string `json:"name"`
+		Function *struct {
+			Name *string `json:"name"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		return "", errorf(ptr, "a tool reference must be an object: %v", err)
+	}
+	if ref.Type == nil || *ref.Type != "function" {
+		return "", errorf(ptr+"/type", `must be "function"`)
+	}
+	name, at := ref.Name, ptr+"/name"
+	if ref.Function != nil {
+		name, at = ref.Function.Name, ptr+"/function/name"
+	}
+	if name == nil {
+		return "", errorf(at, "missing")
+	}
+	if err := checkName(*name); err != nil {
+		return "", errorf(at, "%v", err)
+	}
+	return *name, nil
+}
+
+// plan is a request reduced to what the builders need: the tools that may
+// be called, whether a call is required, whether more than one may be made.
+type plan struct {
+	text      bool   // no call may be made: text only
+	required  bool   // the output starts with a call
+	parallel  bool   // more than one call may be made
+	tools     []Tool // the tools that may be called, in request order
+	reasoning bool
+}
+
+// newPlan checks r and resolves its tool choice.
+func newPlan(r Request) (plan, error) {
+	if len(r.Tools) > MaxTools {
+		return plan{}, errorf("/tools", "%d tools, more than %d", len(r.Tools), MaxTools)
+	}
+	byName := make(map[string]int, len(r.Tools))
+	for i := range r.Tools {
+		t := &r.Tools[i]
+		ptr := fmt.Sprintf("/tools/%d", i)
+		if err := t.check(ptr); err != nil {
+			return plan{}, err
+		}
+		if j, dup := byName[t.Name]; dup {
+			return plan{}, errorf(ptr+"/name", "%q is also the name of tool %d", t.Name, j)
+		}
+		byName[t.Name] = i
+	}
+	p := plan{parallel: r.ParallelToolCalls == nil || *r.ParallelToolCalls, reasoning: r.Reasoning}
+	c := r.ToolChoice
+	pick := func(names []string, ptr string) error {
+		seen := make(map[string]bool, len(names))
+		for i, n := range names {
+			j, ok := byName[n]
+			if !ok {
+				return errorf(fmt.Sprintf("%s/%d", ptr, i), "%q is not one of the request's tools", n)
+			}
+			if !seen[n] {
+				seen[n] = true
+				p.tools = append(p.tools, r.Tools[j])
+			}
+		}
+		return nil
+	}
+	switch c.Mode {
+	case ChoiceNone:
+		p.text = true
+		return p, nil
+	case ChoiceFunction:
+		if c.Function == "" {
+			return plan{}, errorf("/tool_choice/function/name", "missing")
+		}
+		if err := pick([]string{c.Function}, "/tool_choice/function/name"); err != nil {
+			return plan{}, err
+		}
+		p.required, p.parallel = true, false
+		return p, nil
+	case ChoiceAuto, ChoiceRequired:
+		p.required = c.Mode == ChoiceRequired
+	default:
+		return plan{}, errorf("/tool_choice", "unknown mode %d", c.Mode)
+	}
+	if c.Allowed != nil {
+		if len(c.Allowed) == 0 {
+			return plan{}, errorf("/tool_choice/allowed_tools/tools", "must list at least one tool")
+		}
+		if err := pick(c.Allowed, "/tool_choice/allowed_tools/tools"); err != nil {
+			return plan{}, err
+		}
+	} else {
+		p.tools = r.Tools
+	}
+	if len(p.tools) == 0 {
+		if p.required {
+			return plan{}, errorf("/tool_choice", "required, but the request has no tools")
+		}
+		p.text = true
+	}
+	return p, nil
+}
+
+// schema is the arguments schema of t: its parameters, or any JSON object
+// when it has none or is explicitly not strict.
+func (t Tool) schema() json.RawMessage {
+	if t.Parameters == nil || (t.Strict != nil && !*t.Strict) {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return t.Parameters
+}
+
+// xmlSchema is the arguments schema of t in the XML argument styles, where
+// each argument is an element that names its key and only declared keys
+// can be written: the parameters whatever Strict says, or an object
+// without properties when there are none.
+func (t Tool) xmlSchema() json.RawMessage {
+	if t.Parameters == nil {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return t.Parameters
+}

@@ -1,0 +1,228 @@
+package toolcall
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseTools(t *testing.T) {
+	tools, err := ParseTools([]byte(`[
+		{"type": "function", "function": {"name": "get_weather", "description": "Weather.",
+			"parameters": {"type": "object", "properties": {"city": {"type": "string"}}}, "strict": true}},
+		{"type": "function", "function": {"name": "ping", "parameters": null}},
+		{"type": "function", "name": "flat.tool", "strict": false}
+	]`))
+	require.NoError(t, err)
+	require.Len(t, tools, 3)
+	assert.Equal(t, "get_weather", tools[0].Name)
+	assert.Equal(t, "Weather.", tools[0].Description)
+	assert.JSONEq(t, `{"type": "object", "properties": {"city": {"type": "string"}}}`, string(tools[0].Parameters))
+	require.NotNil(t, tools[0].Strict)
+	assert.True(t, *tools[0].Strict)
+	assert.Nil(t, tools[1].Parameters)
+	assert.Nil(t, tools[1].Strict)
+	assert.Equal(t, "flat.tool", tools[2].Name)
+	require.NotNil(t, tools[2].Strict)
+	assert.False(t, *tools[2].Strict)
+}
+
+func TestParseToolsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		in, pointer, reason string
+	}{
+		{`{}`, "", "JSON array"},
+		{`[1]`, "/0", "object"},
+		{`[{"type": "web_search"}]`, "/0/type", "function"},
+		{`[{"function": {"name": "f"}}]`, "/0/type", "function"},
+		{`[{"type": "function", "function": {}}]`, "/0/function/name", "missing"},
+		{`[{"type": "function", "function": 3}]`, "/0/function", "object"},
+		{`[{"type": "function", "function": {"name": ""}}]`, "/0/function/name", "empty"},
+		{`[{"type": "function", "function": {"name": "a\"b"}}]`, "/0/function/name", "only ASCII"},
+		{`[{"type": "function", "function": {"name": "` + strings.Repeat("a", 65) + `"}}]`, "/0/function/name", "more than 64"},
+		{`[{"type": "function", "function": {"name": "f"}}, {"type": "function", "function": {"name": "g", "parameters": [1]}}]`,
+			"/1/function/parameters", "JSON Schema object"},
+		{`[{"type": "function", "function": {"name": "f", "strict": "yes"}}]`, "/0/function", "object"},
+	} {
+		_, err := ParseTools([]byte(tc.in))
+		var e *Error
+		if assert.ErrorAs(t, err, &e, tc.in) {
+			assert.Equal(t, tc.pointer, e.Pointer, tc.in)
+			assert.Contains(t, e.Reason, tc.reason, tc.in)
+			assert.ErrorIs(t, err, ErrInvalid)
+		}
+	}
+	many := "[" + strings.Repeat(`{"type": "function", "function": {"name": "f"}},`, MaxTools) + `{"type": "function", "function": {"name": "f"}}]`
+	_, err := ParseTools([]byte(many))
+	assert.ErrorContains(t, err, "more than 1024")
+	_, err = ParseTools(make([]byte, MaxInputBytes+1))
+	assert.ErrorContains(t, err, "bytes, more than")
+}
+
+func TestParseToolChoice(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want ToolChoice
+	}{
+		{``, ToolChoice{}},
+		{`null`, ToolChoice{}},
+		{`"auto"`, ToolChoice{Mode: ChoiceAuto}},
+		{`"none"`, ToolChoice{Mode: ChoiceNone}},
+		{` "required" `, ToolChoice{Mode: ChoiceRequired}},
+		{`{"type": "function", "function": {"name": "f"}}`, ToolChoice{Mode: ChoiceFunction, Function: "f"}},
+		{`{"type": "function", "name": "f"}`, ToolChoice{Mode: ChoiceFunction, Function: "f"}},
+		{`{"type": "allowed_tools", "allowed_tools": {"mode": "required", "tools": [
+			{"type": "function", "function": {"name": "f"}}, {"type": "function", "name": "g"}]}}`,
+			ToolChoice{Mode: ChoiceRequired, Allowed: []string{"f", "g"}}},
+		{`{"type": "allowed_tools", "allowed_tools": {"tools": [{"type": "function", "function": {"name": "f"}}]}}`,
+			ToolChoice{Mode: ChoiceAuto, Allowed: []string{"f"}}},
+	} {
+		got, err := ParseToolChoice([]byte(tc.in))
+		if assert.NoError(t, err, tc.in) {
+			assert.Equal(t, tc.want, got, tc.in)
+		}
+	}
+}
+
+func TestParseToolChoiceErrors(t *testing.T) {
+	for _, tc := range []struct {
+		in, pointer, reason string
+	}{
+		{`"always"`, "", "want"},
+		{`3`, "", "string or an object"},
+		{`{}`, "/type", "missing"},
+		{`{"type": "tool"}`, "/type", "want"},
+		{`{"type": "function"}`, "/name", "missing"},
+		{`{"type": "function", "function": {"name": "a b"}}`, "/function/name", "only ASCII"},
+		{`{"type": "allowed_tools"}`, "/allowed_tools", "missing"},
+		{`{"type": "allowed_tools", "allowed_tools": {"mode": "none", "tools": []}}`, "/allowed_tools/mode", "want"},
+		{`{"type": "allowed_tools", "allowed_tools": {"tools": []}}`, "/allowed_tools/tools", "at least one"},
+		{`{"type": "allowed_tools", "allowed_tools": {"tools": [{"type": "function", "function": {}}]}}`,
+			"/allowed_tools/tools/0/function/name", "missing"},
+		{`{"type": "allowed_tools", "allowed_tools": {"tools": [{"type": "x", "name": "f"}]}}`,
+			"/allowed_tools/tools/0/type", "function"},
+	} {
+		_, err := ParseToolChoice([]byte(tc.in))
+		var e *Error
+		if assert.ErrorAs(t, err, &e, tc.in) {
+			assert.Equal(t, tc.pointer, e.Pointer, tc.in)
+			assert.Contains(t, e.Reason, tc.reason, tc.in)
+		}
+	}
+}
+
+func TestStructuralTagErrors(t *testing.T) {
+	f := Tool{Name: "f"}
+	for _, tc := range []struct {
+		name    string
+		r       Request
+		pointer string
+		reason  string
+	}{
+		{"no model", Request{Tools: []Tool{f}}, "/model", "unknown format"},
+		{"model out of range", Request{Model: CohereCommandA + 1}, "/model", "unknown format"},
+		{"duplicate", Request{Model: Hermes, Tools: []Tool{f, f}}, "/tools/1/name", "also the name of tool 0"},
+		{"bad name", Request{Model: Hermes, Tools: []Tool{{Name: "f<"}}}, "/tools/0/name", "only ASCII"},
+		{"bad parameters", Request{Model: Hermes, Tools: []Tool{{Name: "f", Parameters: json.RawMessage(`"x"`)}}},
+			"/tools/0/parameters", "JSON Schema object"},
+		{"named unknown", Request{Model: Hermes, Tools: []Tool{f}, ToolChoice: ToolChoice{Mode: ChoiceFunction, Function: "g"}},
+			"/tool_choice/function/name/0", `"g" is not one of`},
+		{"named empty", Request{Model: Hermes, Tools: []Tool{f}, ToolChoice: ToolChoice{Mode: ChoiceFunction}},
+			"/tool_choice/function/name", "missing"},
+		{"allowed unknown", Request{Model: Hermes, Tools: []Tool{f}, ToolChoice: ToolChoice{Allowed: []string{"f", "g"}}},
+			"/tool_choice/allowed_tools/tools/1", `"g" is not one of`},
+		{"allowed empty", Request{Model: Hermes, Tools: []Tool{f}, ToolChoice: ToolChoice{Allowed: []string{}}},
+			"/tool_choice/allowed_tools/tools", "at least one"},
+		{"required without tools", Request{Model: Hermes, ToolChoice: ToolChoice{Mode: ChoiceRequired}},
+			"/tool_choice", "no tools"},
+		{"bad mode", Request{Model: Hermes, Tools: []Tool{f}, ToolChoice: ToolChoice{Mode: 9}}, "/tool_choice", "unknown mode"},
+		{"reasoning without a thinking format", Request{Model: Hermes, Reasoning: true}, "/reasoning", "Hermes has no thinking format"},
+		{"too many tools", Request{Model: Hermes, Tools: make([]Tool, MaxTools+1)}, "/tools", "more than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := StructuralTag(tc.r)
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, tc.pointer, e.Pointer)
+			assert.Contains(t, e.Reason, tc.reason)
+			assert.True(t, errors.Is(err, ErrInvalid))
+		})
+	}
+}
+
+func TestFormatString(t *testing.T) {
+	assert.Equal(t, "Qwen3Coder", Qwen3Coder.String())
+	assert.Equal(t, "CohereCommandA", CohereCommandA.String())
+	assert.Equal(t, "Format(0)", Format(0).String())
+}
+
+// TestTriggersStartTags checks the rule structtag enforces on
+// triggered_tags for every family and choice: each tag begins with exactly
+// one trigger, and no exclude is a prefix of a trigger.
+func TestTriggersStartTags(t *testing.T) {
+	for _, c := range allCases() {
+		data, err := StructuralTag(c.choice.request(c.model, c.reasoning))
+		require.NoError(t, err)
+		var top any
+		require.NoError(t, json.Unmarshal(data, &top))
+		walk(top, func(n map[string]any) {
+			if n["type"] != "triggered_tags" {
+				return
+			}
+			triggers := strs(n["triggers"])
+			for _, tg := range nodes(n["tags"]) {
+				k := 0
+				for _, tr := range triggers {
+					if strings.HasPrefix(tg["begin"].(string), tr) {
+						k++
+					}
+				}
+				assert.Equal(t, 1, k, "%s: tag %q", c.name(), tg["begin"])
+			}
+			for _, ex := range strs(n["excludes"]) {
+				for _, tr := range triggers {
+					assert.False(t, strings.HasPrefix(tr, ex), "%s: exclude %q", c.name(), ex)
+				}
+			}
+		})
+	}
+}
+
+func walk(v any, f func(map[string]any)) {
+	switch v := v.(type) {
+	case map[string]any:
+		f(v)
+		for _, x := range v {
+			walk(x, f)
+		}
+	case []any:
+		for _, x := range v {
+			walk(x, f)
+		}
+	}
+}
+
+// TestNonStrictSchema pins Q8: a tool with strict false, or without
+// parameters, takes any JSON object; strict true or absent keeps the schema.
+// In the XML styles the parameters hold whatever strict says.
+func TestNonStrictSchema(t *testing.T) {
+	params := json.RawMessage(`{"type":"object","properties":{"x":{"type":"integer"}}}`)
+	yes, no := true, false
+	for _, tc := range []struct {
+		tool Tool
+		want string
+	}{
+		{Tool{Name: "f"}, `{"type":"object"}`},
+		{Tool{Name: "f", Parameters: params, Strict: &no}, `{"type":"object"}`},
+		{Tool{Name: "f", Parameters: params, Strict: &yes}, string(params)},
+		{Tool{Name: "f", Parameters: params}, string(params)},
+	} {
+		assert.JSONEq(t, tc.want, string(tc.tool.schema()))
+	}
+	assert.JSONEq(t, `{"type":"object"}`, string(Tool{Name: "f"}.xmlSchema()))
+	assert.JSONEq(t, string(params), string(Tool{Name: "f", Parameters: params, Strict: &no}.xmlSchema()))
+}
