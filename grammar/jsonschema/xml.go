@@ -64,7 +64,7 @@ var xmlStyles = map[Style]*xmlStyle{
 		opener: "<｜DSML｜parameter", special: true, attr: true,
 		groups: []valueGroup{{jtString, ` string="true"`}, {jtAll &^ jtString, ` string="false"`}}},
 	StyleGLMXML: {start: "<arg_key>", nameEnd: "</arg_key>", valueOpen: "<arg_value>", wsBeforeValue: true, close: "</arg_value>",
-		opener: "<arg_key>", keyForbid: "<", groups: stringOrJSON},
+		opener: "<arg_key>", keyForbid: "<", special: true, groups: stringOrJSON},
 	StyleCohereXML: {start: "<cofl:value", namePre: ` name="`, nameEnd: `"`, valueOpen: ">", close: "</cofl:value>",
 		opener: "<cofl:value", attr: true, escapeTags: true, nested: true,
 		groups: []valueGroup{{jtString, ` type="raw"`}, {jtNumber | jtBool | jtNull, ` type="json"`}, {jtObject, ` type="dict"`}, {jtArray, ` type="list"`}}},

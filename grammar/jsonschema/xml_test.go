@@ -194,8 +194,9 @@ func TestXMLStyles(t *testing.T) {
 }
 
 // TestXMLSpecialLiterals checks that every literal holding a special-token
-// text of the DeepSeek and Kimi styles is a LitTokens literal, and that the
-// other styles have none.
+// text of the DeepSeek, Kimi and GLM styles is a LitTokens literal (GLM's
+// <arg_key> and <arg_value> are special tokens in its vocabulary), and that
+// the other styles have none.
 func TestXMLSpecialLiterals(t *testing.T) {
 	for _, tc := range []struct {
 		style   jsonschema.Style
@@ -204,6 +205,7 @@ func TestXMLSpecialLiterals(t *testing.T) {
 	}{
 		{jsonschema.StyleKimiK3XML, "<|", true},
 		{jsonschema.StyleDeepSeekXML, "｜DSML｜", true},
+		{jsonschema.StyleGLMXML, "<arg_", true},
 		{jsonschema.StyleQwenXML, "<parameter", false},
 		{jsonschema.StyleCohereXML, "<cofl:value", false},
 	} {
