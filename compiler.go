@@ -17,6 +17,7 @@ import (
 	"github.com/reinlm/rein/internal/recovered"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/tokenizer"
+	"github.com/reinlm/rein/toolcall"
 )
 
 // Kind is the language a Spec's source is written in.
@@ -26,14 +27,15 @@ type Kind uint8
 const (
 	KindRegex         Kind = iota + 1 // Go RE2 syntax, matched in full (grammar.FromRegex)
 	KindJSONSchema                    // a JSON Schema (jsonschema.Compile)
-	KindGBNF                          // llama.cpp's GBNF (grammar.ParseGBNF)
+	KindGBNF                          // llama.cpp's GBNF with token terminals and %json (grammar.ParseGBNFOptions)
 	KindJSON                          // any JSON value (grammar.JSON)
 	KindChoice                        // exactly one of a list of strings (grammar.Choice)
 	KindGrammar                       // a grammar built in Go (package grammar)
 	KindStructuralTag                 // an XGrammar structural tag (structtag.Compile)
+	KindToolCalls                     // a model's tool calls for an OpenAI-style request (package toolcall)
 )
 
-var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice", KindGrammar: "grammar", KindStructuralTag: "structural-tag"}
+var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice", KindGrammar: "grammar", KindStructuralTag: "structural-tag", KindToolCalls: "tool-calls"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -50,6 +52,10 @@ type Spec struct {
 	Source  string   // the regex, schema, GBNF or structural tag text; unused for KindJSON, KindChoice and KindGrammar
 	Root    string   // KindGBNF: the start rule ("" means "root")
 	Choices []string // KindChoice: the strings to choose from
+	// ToolCalls is KindToolCalls' request: the model's format, the tools,
+	// tool_choice, parallel_tool_calls and reasoning. The Compiler reads it
+	// when the spec is given to it, not later.
+	ToolCalls toolcall.Request
 	// Grammar is KindGrammar's grammar. The Compiler reads it while it
 	// compiles: do not modify it until the compile is done.
 	Grammar *grammar.Grammar
@@ -84,6 +90,15 @@ func Choice(options ...string) Spec { return Spec{Kind: KindChoice, Choices: opt
 // Compiler's vocabulary, so an unknown one fails with the JSON pointer of
 // where it is.
 func StructuralTag(json string) Spec { return Spec{Kind: KindStructuralTag, Source: json} }
+
+// ToolCalls is the spec of a tool-calling turn: the output format of the
+// request's model family (free text, reasoning, calls with their markers)
+// with each call's arguments checked against its tool's schema, as
+// package toolcall builds it from the request's tools, tool_choice and
+// parallel_tool_calls. Its cache key is the structural tag toolcall
+// writes, so equal requests share one compiled grammar; a bad request
+// fails with an error wrapping toolcall.ErrInvalid that names the place.
+func ToolCalls(r toolcall.Request) Spec { return Spec{Kind: KindToolCalls, ToolCalls: r} }
 
 // Grammar is the spec of a grammar built in Go, with package grammar's
 // constructors or by composing parsed ones (token terminals, embedded
@@ -129,6 +144,14 @@ func (s *Spec) key(lim grammar.Limits) (string, error) {
 			return "", err
 		}
 		return b.String(), nil
+	case KindToolCalls:
+		// The request becomes its structural tag here, once: that is the
+		// key, and the source the compile reads.
+		data, err := toolcall.StructuralTag(s.ToolCalls)
+		if err != nil {
+			return "", err
+		}
+		s.Source = string(data)
 	default:
 		return "", fmt.Errorf("%w: unknown kind %d", ErrSpec, s.Kind)
 	}
@@ -141,7 +164,7 @@ func (s *Spec) key(lim grammar.Limits) (string, error) {
 // $refs; voc resolves the token texts of structural tags.
 func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(context.Context, string) ([]byte, error), voc *tokenizer.Vocab) (*grammar.Grammar, []jsonschema.Warning, error) {
 	switch s.Kind {
-	case KindStructuralTag:
+	case KindStructuralTag, KindToolCalls:
 		g, err := structtag.CompileContext(ctx, []byte(s.Source), structtag.Options{Limits: lim, TokenID: voc.TokenID})
 		return g, nil, err
 	case KindRegex:

@@ -10,6 +10,7 @@ import (
 	"github.com/reinlm/rein"
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/vocabtest"
+	"github.com/reinlm/rein/toolcall"
 )
 
 // TestGrammarSpec: a grammar built in Go goes through the Compiler like any
@@ -103,4 +104,35 @@ call ::= %json {"type": "object", "properties": {"city": {"type": "string"}}, "r
 	assert.True(t, m.IsTerminated())
 	m.Reset()
 	assert.False(t, m.AcceptString(`<tool_call>{"town": "Oslo"}`), "the schema holds")
+}
+
+// TestToolCallsSpec: a Qwen3 tool-calling turn from an OpenAI-style request.
+func TestToolCallsSpec(t *testing.T) {
+	voc := vocabtest.Load(t, "qwen3")
+	c := newCompiler(t, voc, rein.CompilerOptions{})
+	tools, err := toolcall.ParseTools([]byte(`[
+		{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
+			"properties": {"city": {"type": "string"}}, "required": ["city"], "additionalProperties": false}}},
+		{"type": "function", "function": {"name": "get_time", "parameters": {"type": "object",
+			"properties": {"tz": {"type": "string"}}, "required": ["tz"]}}}]`))
+	require.NoError(t, err)
+	no := false
+	req := toolcall.Request{Model: toolcall.Qwen3, Tools: tools, Reasoning: true, ParallelToolCalls: &no}
+	cg, err := c.Compile(context.Background(), rein.ToolCalls(req))
+	require.NoError(t, err)
+	again, err := c.Compile(context.Background(), rein.ToolCalls(req))
+	require.NoError(t, err)
+	assert.Same(t, cg, again, "equal requests share one grammar")
+
+	call := "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"
+	m := cg.NewMatcher()
+	require.True(t, m.AcceptString("The user wants the weather.\n</think>\n\nLet me check.\n"+call))
+	assert.True(t, m.CanEnd())
+	assert.False(t, m.AcceptString("\n"+call), "parallel_tool_calls is false: one call")
+	m.Reset()
+	assert.False(t, m.AcceptString("x\n</think>\n\n<tool_call>\n{\"name\": \"get_news\""), "an unknown tool")
+
+	_, err = c.Compile(context.Background(), rein.ToolCalls(toolcall.Request{Model: toolcall.Qwen3, Tools: tools,
+		ToolChoice: toolcall.ToolChoice{Mode: toolcall.ChoiceFunction, Function: "nope"}}))
+	assert.ErrorIs(t, err, toolcall.ErrInvalid)
 }
