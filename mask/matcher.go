@@ -106,10 +106,20 @@ func (m *Matcher) AcceptToken(id int) bool {
 		m.hist = append(m.hist, histEntry{depth: int32(d), stop: m.terminated})
 		return true
 	}
-	// An ordinary token is text; where its text is refused, it and a
-	// special token may still be a token terminal's.
-	b := m.c.vocab.Bytes(id)
-	if (m.c.vocab.IsSpecial(id) || len(b) == 0 || !m.st.AdvanceBytes(b)) && !m.st.AdvanceToken(m.c.tok.class(id)) {
+	// A special token is a token terminal's or nothing; an ordinary token
+	// is text, and a token terminal's too where one holds it: the state
+	// then keeps both readings.
+	b, k := m.c.vocab.Bytes(id), m.c.tok.class(id)
+	var ok bool
+	switch {
+	case m.c.vocab.IsSpecial(id) || len(b) == 0:
+		ok = m.st.AdvanceToken(k)
+	case k >= 0:
+		ok = m.st.AdvanceEither(b, k)
+	default:
+		ok = m.st.AdvanceBytes(b)
+	}
+	if !ok {
 		return false
 	}
 	m.hist = append(m.hist, histEntry{depth: int32(d)})

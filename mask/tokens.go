@@ -29,7 +29,8 @@ import (
 //     and holes: a stop token is allowed where a terminal names it and,
 //     as always, where the grammar may end;
 //   - where the same ordinary token is allowed both as text and by a token
-//     terminal, the matcher reads it as text.
+//     terminal, the matcher keeps both readings (pda.State.AdvanceEither),
+//     as it keeps every parse of an ambiguous grammar.
 //
 // A literal whose bytes are exactly a special token's text is refused
 // (ErrSpecialLiteral): special tokens are never text, so the literal could

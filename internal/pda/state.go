@@ -125,9 +125,15 @@ func (s *State) Advance(b byte) bool {
 }
 
 // step consumes b, ReservedByte included.
-func (s *State) step(b byte) bool {
-	d := len(s.canEnd) - 1
-	lo, hi := s.depthOff[d], s.depthOff[d+1]
+func (s *State) step(b byte) bool { return s.stepFrom(len(s.canEnd)-1, b) }
+
+// stepFrom opens a new depth after the last one holding what the tops of
+// depth src become on b. src is the last depth but for AdvanceEither,
+// which steps a second reading of a token from an earlier depth.
+func (s *State) stepFrom(src int, b byte) bool {
+	last := len(s.canEnd) - 1
+	lo, hi := s.depthOff[src], s.depthOff[src+1]
+	base := s.depthOff[last+1]
 	p := s.p
 	if hi-lo == 1 {
 		// One stack, moving to a node that neither calls nor ends a rule
@@ -152,11 +158,11 @@ func (s *State) step(b byte) bool {
 			s.closure(nx, t.Frame)
 		}
 	}
-	if s.over || int32(len(s.tops)) == hi && !s.canEnd[d+1] {
+	if s.over || int32(len(s.tops)) == base && !s.canEnd[last+1] {
 		// Dead, or too much work: undo the depth we began.
-		s.tops = s.tops[:hi]
-		s.truncateFrames(int(s.frameLen[d]))
-		s.canEnd = s.canEnd[:d+1]
+		s.tops = s.tops[:base]
+		s.truncateFrames(int(s.frameLen[last]))
+		s.canEnd = s.canEnd[:last+1]
 		return false
 	}
 	s.mergeDepth()

@@ -86,6 +86,59 @@ func (s *State) AdvanceToken(k int) bool {
 	return false
 }
 
+// AdvanceEither consumes one token that the grammar may take two ways: as
+// its bytes bs, text, or as its token class k (an ordinary token that a
+// token terminal also holds). The state after it holds the stacks of both
+// readings, as an ambiguous grammar's state holds those of every parse, so
+// what either reading allows next is allowed. It reports false, leaving
+// the state unchanged, when neither reading is possible. Rollback to the
+// depth before it undoes it, whatever it took.
+func (s *State) AdvanceEither(bs []byte, k int) bool {
+	d := s.Depth()
+	if !s.AdvanceToken(k) {
+		return s.AdvanceBytes(bs)
+	}
+	dt := s.Depth()
+	src := d
+	for _, b := range bs {
+		if b == grammar.ReservedByte || !s.stepFrom(src, b) {
+			s.Rollback(dt) // the text reading dies: the token's alone
+			return true
+		}
+		src = s.Depth()
+	}
+	if len(bs) == 0 {
+		return true
+	}
+	s.union(dt, src)
+	return true
+}
+
+// union opens a new depth holding the tops of depths a and b, merged, which
+// may end where either may.
+func (s *State) union(a, b int) {
+	s.beginDepth()
+	nd := len(s.canEnd) - 1
+	s.canEnd[nd] = s.canEnd[a] || s.canEnd[b]
+	s.tops = append(s.tops, s.tops[s.depthOff[a]:s.depthOff[a+1]]...)
+	s.tops = append(s.tops, s.tops[s.depthOff[b]:s.depthOff[b+1]]...)
+	// A stack both readings reach is one stack: merge wants distinct
+	// frames per node.
+	lo := s.depthOff[len(s.depthOff)-1]
+	slices.SortFunc(s.tops[lo:], func(x, y Top) int {
+		if topLess(x, y) {
+			return -1
+		}
+		if topLess(y, x) {
+			return 1
+		}
+		return 0
+	})
+	s.tops = s.tops[:lo+int32(len(slices.Compact(s.tops[lo:])))]
+	s.mergeDepth()
+	s.endDepth()
+}
+
 // TokenClasses calls fn with each token class the grammar allows next, in
 // increasing order. The state is left as it was. It does not allocate once
 // the state's arenas are warm.

@@ -106,3 +106,38 @@ func TestTokenClasses(t *testing.T) {
 	assert.False(t, plain.HasTokens())
 	assert.False(t, NewState(plain).AdvanceToken(0))
 }
+
+// TestAdvanceEither: a token that is both text and a token terminal's keeps
+// both readings, so what either allows next is allowed.
+func TestAdvanceEither(t *testing.T) {
+	tok := grammar.TokenIDs(9)
+	// root ::= <[9]> "A" | "</t>" "B" | "</t>"
+	g := &grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: grammar.Or(
+		grammar.Cat(tok, grammar.Lit("A")),
+		grammar.Cat(grammar.Lit("</t>"), grammar.Lit("B")),
+		grammar.Lit("</t>"),
+	)}}}
+	p, err := CompileTokens(context.Background(), g, grammar.Limits{}, TokenClasses{tok: {7}})
+	require.NoError(t, err)
+	st := NewState(p)
+	require.True(t, st.AdvanceEither([]byte("</t>"), 7))
+	assert.True(t, st.CanEnd(), "as text, the third branch")
+	next := st.NextBytes()
+	assert.True(t, next.Has('A'), "as the token")
+	assert.True(t, next.Has('B'), "as text")
+	d := st.Depth()
+	require.True(t, st.Advance('A'))
+	assert.True(t, st.CanEnd())
+	st.Rollback(d)
+	require.True(t, st.Advance('B'))
+	st.Rollback(0)
+	assert.Equal(t, 0, st.Depth())
+
+	// One reading only: the other is dropped cleanly.
+	require.True(t, st.AdvanceEither([]byte("zz"), 7))
+	assert.False(t, st.CanEnd())
+	assert.True(t, st.Advance('A'))
+	st.Reset()
+	require.True(t, st.AdvanceEither([]byte("</"), 8), "no class 8: text alone")
+	assert.False(t, st.AdvanceEither([]byte("x"), 8), "neither")
+}
