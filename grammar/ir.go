@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math"
 	"regexp/syntax"
 	"slices"
 	"strings"
@@ -66,7 +67,7 @@ type Expr struct {
 
 	Special    bool         // OpBytes: a special token's text inside Bytes may also be that token (see LitTokens)
 	TokenNames []string     // OpToken: texts of tokens, each naming the one token with exactly that text
-	Tokens     []TokenRange // OpToken: token ids, sorted, non-overlapping
+	Tokens     []TokenRange // OpToken: token ids below 2^31, sorted, neither overlapping nor adjacent
 	Negate     bool         // OpToken: match any token not named in TokenNames or Tokens
 	Excludes   []string     // OpText: the strings the text may not contain, each non-empty
 }
@@ -212,7 +213,7 @@ func NormalizeTokenRanges(in []TokenRange) []TokenRange {
 	slices.SortFunc(rs, func(a, b TokenRange) int { return cmp.Compare(a.Lo, b.Lo) })
 	out := rs[:0]
 	for _, r := range rs {
-		if n := len(out); n > 0 && r.Lo <= out[n-1].Hi+1 {
+		if n := len(out); n > 0 && (out[n-1].Hi == math.MaxInt || r.Lo <= out[n-1].Hi+1) {
 			out[n-1].Hi = max(out[n-1].Hi, r.Hi)
 			continue
 		}
@@ -746,6 +747,9 @@ func (g *Grammar) validExpr(e *Expr) error {
 			}
 		}
 		for i, r := range e.Tokens {
+			if r.Hi > math.MaxInt32 {
+				return fmt.Errorf("token terminal %s: id %d is past any vocabulary (ids are below 2^31)", e, r.Hi)
+			}
 			if r.Lo < 0 || r.Lo > r.Hi || (i > 0 && r.Lo <= e.Tokens[i-1].Hi+1) {
 				return fmt.Errorf("token terminal %s: ids are not normalized", e)
 			}

@@ -45,6 +45,10 @@ type Limits struct {
 	Enum int
 	// ChoiceBytes bounds the bytes of all the options of one choice list.
 	ChoiceBytes int
+	// TextExcludeBytes bounds the bytes of the strings one free text
+	// excludes (grammar.Text: triggers, tag ends, excludes of a structural
+	// tag); its automaton has a state per byte of them.
+	TextExcludeBytes int
 	// Repeat bounds a bounded count such as maxLength or maxItems.
 	Repeat int
 	// Alternatives bounds the branches of one subschema after anyOf and
@@ -108,6 +112,7 @@ var defaultLimits = Limits{
 	SchemaDocuments:    64,
 	Enum:               10000,
 	ChoiceBytes:        1 << 20,
+	TextExcludeBytes:   1 << 14,
 	Repeat:             1 << 20,
 	Alternatives:       1024,
 	AnyOrderRequired:   6,
@@ -143,6 +148,7 @@ func (l Limits) WithDefaults() Limits {
 	def(&l.SchemaDocuments, d.SchemaDocuments)
 	def(&l.Enum, d.Enum)
 	def(&l.ChoiceBytes, d.ChoiceBytes)
+	def(&l.TextExcludeBytes, d.TextExcludeBytes)
 	def(&l.Repeat, d.Repeat)
 	def(&l.Alternatives, d.Alternatives)
 	def(&l.AnyOrderRequired, d.AnyOrderRequired)

@@ -64,7 +64,7 @@ func CompileContext(ctx context.Context, g *grammar.Grammar, vocab *tokenizer.Vo
 	if err := CheckVocab(vocab); err != nil {
 		return nil, err
 	}
-	g, tok, classes, err := resolveTokens(g, vocab)
+	g, tok, classes, err := resolveTokens(g, vocab, opts.Limits)
 	if err != nil {
 		return nil, err
 	}

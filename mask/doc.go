@@ -10,11 +10,24 @@
 // checks only the uncertain tokens, walking them in byte order so shared
 // prefixes are walked once.
 //
-// Grammars may name whole tokens (token terminals, grammar.Token and
-// friends): special tokens are allowed exactly where a terminal names them,
-// stop tokens where one names them or where the grammar may end, and a
-// literal that is exactly a special token's text is refused
-// (ErrSpecialLiteral). See tokens.go for the precise rules.
+// Grammars may name whole tokens (token terminals: grammar.Token,
+// TokenIDs, TokenSet, AnyToken, and grammar.LitTokens literals). Compile
+// resolves them against the vocabulary:
+//   - a name is the token Vocab.TokenID gives for that text;
+//   - a set without Negate holds its names and ids; ids outside the
+//     vocabulary, and holes, are left out;
+//   - a negated set holds every token it does not name except stop tokens
+//     and holes;
+//   - a LitTokens literal matches its text, where each special token's text
+//     in it (leftmost, longest) may also be that token.
+//
+// Special tokens are allowed exactly where a terminal names them; stop
+// tokens where one names them or where the grammar may end. An ordinary
+// token that a terminal also holds is read both ways, and the matcher keeps
+// both readings. A literal that is exactly a special token's text is
+// refused (ErrSpecialLiteral), since no text matches a special token; a
+// literal that merely contains one, or a class or regex that matches it,
+// stays text, spelled by ordinary tokens.
 //
 // A Bitmask uses XGrammar's layout: rows of ceil(vocab/32) 32-bit words, bit j
 // of word i allows token 32i+j. Apply masks float32 logits on the CPU; package

@@ -170,7 +170,8 @@ func (m *Matcher) Rollback(n int) error {
 }
 
 // FillBitmask writes the tokens allowed next into row of b: all tokens the
-// grammar allows, stop tokens exactly when it may end, no special token.
+// grammar allows, stop tokens when it may end or where a token terminal
+// names them, special tokens only where a token terminal names them.
 // After termination the row is all zeros. It allocates nothing once the
 // nodes it visits are indexed. It writes nothing and returns an error
 // wrapping ErrMatcher for a nil or zero matcher, ErrShape for a bitmask that

@@ -21,22 +21,7 @@ import (
 // step whichever terminals hold it; the matcher maps a token to its class
 // by binary search and a live class to its ids for the mask.
 //
-// What a token terminal allows, precisely:
-//   - a name is the token Vocab.TokenID gives for that text;
-//   - a set without Negate holds its names and ids (ids outside the
-//     vocabulary, and holes, are left out);
-//   - a negated set holds every token it does not name, except stop tokens
-//     and holes: a stop token is allowed where a terminal names it and,
-//     as always, where the grammar may end;
-//   - where the same ordinary token is allowed both as text and by a token
-//     terminal, the matcher keeps both readings (pda.State.AdvanceEither),
-//     as it keeps every parse of an ambiguous grammar.
-//
-// A literal whose bytes are exactly a special token's text is refused
-// (ErrSpecialLiteral): special tokens are never text, so the literal could
-// only be spelled by ordinary tokens, which is almost surely not what the
-// grammar meant; write the token terminal (grammar.Token, <|name|> in
-// GBNF), or grammar.LitTokens for text in which special tokens may occur.
+// What a token terminal allows is in the package comment (doc.go).
 
 // ErrSpecialLiteral reports a grammar literal that is exactly the text of a
 // special token of the vocabulary (see grammar.Token).
@@ -134,9 +119,9 @@ func buildVocabTokens(voc *tokenizer.Vocab) *vocabTokens {
 // token's text, rewrites LitTokens literals into text and special tokens,
 // and partitions the token terminals into classes. It returns g itself and
 // nil classes when g has no token terminal.
-func resolveTokens(g *grammar.Grammar, voc *tokenizer.Vocab) (*grammar.Grammar, *tokenTerms, pda.TokenClasses, error) {
+func resolveTokens(g *grammar.Grammar, voc *tokenizer.Vocab, lim grammar.Limits) (*grammar.Grammar, *tokenTerms, pda.TokenClasses, error) {
 	vt := vocabTokenInfo.Get(voc, buildVocabTokens)
-	r := resolver{vt: vt}
+	r := resolver{vt: vt, maxVisits: lim.WithDefaults().ExprNodes}
 	if err := r.scan(g); err != nil {
 		return nil, nil, nil, err
 	}
@@ -154,19 +139,34 @@ func resolveTokens(g *grammar.Grammar, voc *tokenizer.Vocab) (*grammar.Grammar, 
 }
 
 type resolver struct {
-	vt      *vocabTokens
-	tokens  bool // g has a token terminal
-	special bool // g has a LitTokens literal holding a special token's text
+	vt        *vocabTokens
+	maxVisits int                             // Limits.ExprNodes: a walk of a grammar that shares expressions stops there
+	rewritten map[*grammar.Expr]*grammar.Expr // rewriteExpr's results, so that a shared expression is rewritten once
+	tokens    bool                            // g has a token terminal
+	special   bool                            // g has a LitTokens literal holding a special token's text
+}
+
+// errVisits reports a grammar whose expressions, shared between parents,
+// unfold into more than Limits.ExprNodes.
+func (r *resolver) errVisits() error {
+	return fmt.Errorf("%w: grammar: more than Limits.ExprNodes (%d) expression nodes, counting each shared one once per parent", grammar.ErrLimit, r.maxVisits)
 }
 
 // scan walks g's expressions once.
 func (r *resolver) scan(g *grammar.Grammar) error {
 	var stack []*grammar.Expr
+	visits := 0
 	for i, rule := range g.Rules {
 		stack = append(stack[:0], rule.Body)
 		for len(stack) > 0 {
 			e := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
+			if visits++; visits > r.maxVisits {
+				return r.errVisits()
+			}
+			if e == nil {
+				continue // Validate reports it
+			}
 			switch e.Op {
 			case grammar.OpToken:
 				r.tokens = true
@@ -208,6 +208,21 @@ func (r *resolver) rewrite(g *grammar.Grammar) *grammar.Grammar {
 }
 
 func (r *resolver) rewriteExpr(e *grammar.Expr) *grammar.Expr {
+	if e == nil {
+		return nil
+	}
+	if x, ok := r.rewritten[e]; ok {
+		return x
+	}
+	if r.rewritten == nil {
+		r.rewritten = map[*grammar.Expr]*grammar.Expr{}
+	}
+	x := r.rewriteOne(e)
+	r.rewritten[e] = x
+	return x
+}
+
+func (r *resolver) rewriteOne(e *grammar.Expr) *grammar.Expr {
 	switch {
 	case e.Op == grammar.OpBytes && e.Special:
 		b := e.Bytes
@@ -257,16 +272,26 @@ func (r *resolver) partition(g *grammar.Grammar, voc *tokenizer.Vocab) (*tokenTe
 		ranges [][2]int32 // [lo, hi), sorted, merged
 	}
 	var sets []set
+	seen := map[*grammar.Expr]bool{}
 	points := []int32{0, n}
 	var stack []*grammar.Expr
+	visits := 0
 	for _, rule := range g.Rules {
 		stack = append(stack[:0], rule.Body)
 		for len(stack) > 0 {
 			e := stack[len(stack)-1]
-			stack = append(stack[:len(stack)-1], e.Subs...)
-			if e.Op != grammar.OpToken {
+			stack = stack[:len(stack)-1]
+			if visits++; visits > r.maxVisits {
+				return nil, nil, r.errVisits()
+			}
+			if e == nil {
 				continue
 			}
+			stack = append(stack, e.Subs...)
+			if e.Op != grammar.OpToken || seen[e] {
+				continue
+			}
+			seen[e] = true
 			var rs [][2]int32
 			for _, name := range e.TokenNames {
 				id, ok := voc.TokenID(name)
@@ -276,7 +301,7 @@ func (r *resolver) partition(g *grammar.Grammar, voc *tokenizer.Vocab) (*tokenTe
 				rs = append(rs, [2]int32{int32(id), int32(id + 1)})
 			}
 			for _, t := range e.Tokens {
-				lo, hi := max(t.Lo, 0), min(t.Hi+1, int(n))
+				lo, hi := max(t.Lo, 0), min(t.Hi, int(n)-1)+1 // Hi+1 could overflow
 				if lo < hi {
 					rs = append(rs, [2]int32{int32(lo), int32(hi)})
 				}

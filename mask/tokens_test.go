@@ -1,6 +1,7 @@
 package mask_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -154,4 +155,22 @@ func TestTextTrigger(t *testing.T) {
 		assert.Contains(t, allowed(row), tokenID(t, voc, `{"`))
 		assert.False(t, m.CanEnd())
 	}
+}
+
+// TestTokenTerminalBounds: ids past any vocabulary are refused, and a
+// grammar whose shared expressions unfold without end is refused before
+// anything walks it whole.
+func TestTokenTerminalBounds(t *testing.T) {
+	voc := vocabtest.Load(t, "gpt2")
+	_, err := mask.Compile(&grammar.Grammar{Rules: []grammar.Rule{{Name: "root",
+		Body: grammar.TokenSet(true, nil, []grammar.TokenRange{{Lo: 0, Hi: math.MaxInt}})}}}, voc, mask.Options{})
+	assert.ErrorContains(t, err, "past any vocabulary")
+
+	e := grammar.LitTokens("<|endoftext|>")
+	for range 64 {
+		e = grammar.Cat(e, e)
+	}
+	_, err = mask.Compile(&grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: e}}}, voc, mask.Options{})
+	require.ErrorIs(t, err, grammar.ErrLimit)
+	assert.ErrorContains(t, err, "ExprNodes")
 }

@@ -117,6 +117,7 @@ func (a *walkDFA) next(s int32, b byte) int32 {
 			row[x] = t
 		}
 	}
+	row[grammar.ReservedByte] = stateDead // whatever its class: no token's byte spells a token terminal
 	return t
 }
 

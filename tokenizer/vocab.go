@@ -107,8 +107,9 @@ func (v *Vocab) Bytes(id int) []byte {
 }
 
 // IsSpecial reports whether id is a control token (an added token marked
-// special, a tiktoken special token) or a hole. A grammar never allows them,
-// except stop tokens when it can end. Ids out of range are special too.
+// special, a tiktoken special token) or a hole. A grammar allows them only
+// where it names them as tokens (grammar.Token), and stop tokens where it
+// can end. Ids out of range are special too.
 func (v *Vocab) IsSpecial(id int) bool {
 	if id < 0 || id >= len(v.kind) {
 		return true

@@ -134,7 +134,7 @@ func compileRule(ctx context.Context, body *grammar.Expr, lim grammar.Limits, cl
 	}
 	n := fsm.NFA{MaxStates: lim.NFAStates}
 	start, end := n.NewState(), n.NewState()
-	b := ruleBuilder{n: &n, max: lim.NFAStates, ctx: ctx, classes: classes}
+	b := ruleBuilder{n: &n, max: lim.NFAStates, ctx: ctx, classes: classes, lim: lim}
 	if err := b.expr(body, start, end); err != nil {
 		return nil, false, limitError(err, "NFAStates", lim.NFAStates)
 	}
@@ -165,6 +165,7 @@ type ruleBuilder struct {
 	max     int
 	ctx     context.Context
 	classes TokenClasses
+	lim     grammar.Limits
 	tokens  bool // the rule has a token terminal
 }
 

@@ -141,3 +141,20 @@ func TestAdvanceEither(t *testing.T) {
 	require.True(t, st.AdvanceEither([]byte("</"), 8), "no class 8: text alone")
 	assert.False(t, st.AdvanceEither([]byte("x"), 8), "neither")
 }
+
+// TestTextExcludeBounds: a long exclude costs time linear in its length,
+// and past Limits.TextExcludeBytes it is refused before any work.
+func TestTextExcludeBounds(t *testing.T) {
+	long := strings.Repeat("a", 15000) // quadratic work would take minutes
+	g := &grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: grammar.Text(long)}}}
+	p, err := Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	st := NewState(p)
+	assert.True(t, st.AdvanceBytes([]byte(long[1:])))
+	assert.False(t, st.Advance('a'))
+
+	g = &grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: grammar.Text(strings.Repeat("a", 1<<14+1))}}}
+	_, err = Compile(g, grammar.Limits{})
+	require.ErrorIs(t, err, grammar.ErrLimit)
+	assert.ErrorContains(t, err, "TextExcludeBytes")
+}
