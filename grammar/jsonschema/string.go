@@ -606,26 +606,9 @@ func (c *compiler) stringRegex(p stringPart, minLen, maxLen int) (*grammar.Expr,
 	}
 	var out []*grammar.Expr
 	for _, a := range alts {
-		re := a.re
-		var subs []*syntax.Regexp
-		if !a.start {
-			subs = append(subs, anyStar())
-		}
-		subs = append(subs, re)
-		if !a.end {
-			subs = append(subs, anyStar())
-		}
-		if len(subs) > 1 {
-			re = &syntax.Regexp{Op: syntax.OpConcat, Sub: subs}
-		}
-		if minLen > 0 || maxLen >= 0 {
-			lo, hi := lenRange(re)
-			if lo < minLen || (maxLen >= 0 && (hi < 0 || hi > maxLen)) {
-				var ok bool
-				if re, ok = restrictLength(re, minLen, maxLen); !ok {
-					return nil, false, nil
-				}
-			}
+		re, ok := wholeString(a, minLen, maxLen)
+		if !ok {
+			return nil, false, nil
 		}
 		e, err := c.regexToExpr(re)
 		if err != nil {
@@ -634,6 +617,31 @@ func (c *compiler) stringRegex(p stringPart, minLen, maxLen int) (*grammar.Expr,
 		out = append(out, e)
 	}
 	return c.or(out...), true, nil
+}
+
+// wholeString is the regex of the whole strings that search alternative a
+// matches in, with length bounds minLen and maxLen (maxLen < 0: none)
+// folded in; false when the bounds cannot be folded into it.
+func wholeString(a searchAlt, minLen, maxLen int) (*syntax.Regexp, bool) {
+	re := a.re
+	var subs []*syntax.Regexp
+	if !a.start {
+		subs = append(subs, anyStar())
+	}
+	subs = append(subs, re)
+	if !a.end {
+		subs = append(subs, anyStar())
+	}
+	if len(subs) > 1 {
+		re = &syntax.Regexp{Op: syntax.OpConcat, Sub: subs}
+	}
+	if minLen > 0 || maxLen >= 0 {
+		lo, hi := lenRange(re)
+		if lo < minLen || (maxLen >= 0 && (hi < 0 || hi > maxLen)) {
+			return restrictLength(re, minLen, maxLen)
+		}
+	}
+	return re, true
 }
 
 func anyStar() *syntax.Regexp {

@@ -510,26 +510,9 @@ func (x *xmlCompiler) rawRegex(p stringPart, minLen, maxLen int) (*grammar.Expr,
 	}
 	var subs []*syntax.Regexp
 	for _, a := range alts {
-		re := a.re
-		var parts []*syntax.Regexp
-		if !a.start {
-			parts = append(parts, anyStar())
-		}
-		parts = append(parts, re)
-		if !a.end {
-			parts = append(parts, anyStar())
-		}
-		if len(parts) > 1 {
-			re = &syntax.Regexp{Op: syntax.OpConcat, Sub: parts}
-		}
-		if minLen > 0 || maxLen >= 0 {
-			lo, hi := lenRange(re)
-			if lo < minLen || maxLen >= 0 && (hi < 0 || hi > maxLen) {
-				var ok bool
-				if re, ok = restrictLength(re, minLen, maxLen); !ok {
-					return nil, c.unsupportedE(p.loc.ptr, p.kw, "%q cannot be combined with minLength and maxLength in the %s style", p.loc.val, c.opts.Style)
-				}
-			}
+		re, ok := wholeString(a, minLen, maxLen)
+		if !ok {
+			return nil, c.unsupportedE(p.loc.ptr, p.kw, "%q cannot be combined with minLength and maxLength in the %s style", p.loc.val, c.opts.Style)
 		}
 		subs = append(subs, re)
 	}
