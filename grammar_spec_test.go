@@ -196,4 +196,11 @@ func TestToolCallsSpec(t *testing.T) {
 	_, err = c.Compile(context.Background(), rein.ToolCalls(toolcall.Request{Model: toolcall.Qwen3, Tools: tools,
 		ToolChoice: toolcall.ToolChoice{Mode: toolcall.ChoiceFunction, Function: "nope"}}))
 	assert.ErrorIs(t, err, toolcall.ErrInvalid)
+
+	bad := append(tools, toolcall.Tool{Name: "bad", Parameters: []byte(`{"type": "bogus"}`)})
+	_, err = c.Compile(context.Background(), rein.ToolCalls(toolcall.Request{Model: toolcall.Qwen3, Tools: bad}))
+	assert.ErrorIs(t, err, toolcall.ErrInvalid, "a bad parameters schema is the request's error")
+	var e *toolcall.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "/tools/2/parameters/type", e.Pointer)
 }
