@@ -9,10 +9,20 @@ import (
 )
 
 // grammarKey writes the cache key of a hand-built grammar: every rule and
-// expression, unambiguously, in a walk bounded by lim's Rules and
-// ExprNodes (a grammar may share an expression between many parents, so
-// the count is of visits, and a grammar whose walk is too long is refused
-// before anything else walks it).
+// expression, unambiguously. A grammar may share an expression between many
+// parents; the key writes each distinct node once, the first time the walk
+// meets it, and a back-reference to it every time after, so the key follows
+// the sharing and its bytes grow with the distinct nodes. Equal grammars
+// built apart have equal keys; grammars whose trees are equal but shared
+// differently may have different keys, and then compile apart.
+//
+// Two bounds hold, both errors wrapping grammar.ErrLimit: the key's bytes
+// are bounded by lim.SchemaBytes, as the source of any spec kind that a
+// request carries; and the grammar's size as a tree, which is what
+// Validate and the automaton builder walk, is bounded by lim.ExprNodes,
+// counting a shared node once per parent (a node that holds itself is an
+// infinite tree). The tree size is counted once per distinct node too, so
+// computing the key takes time linear in the distinct nodes.
 func grammarKey(b *strings.Builder, g *grammar.Grammar, lim grammar.Limits) error {
 	if g == nil {
 		return fmt.Errorf("%w: nil grammar", ErrSpec)
@@ -21,74 +31,150 @@ func grammarKey(b *strings.Builder, g *grammar.Grammar, lim grammar.Limits) erro
 	if len(g.Rules) > lim.Rules {
 		return fmt.Errorf("%w: grammar: %d rules, more than Limits.Rules (%d)", grammar.ErrLimit, len(g.Rules), lim.Rules)
 	}
-	var buf []byte
-	num := func(x int) { buf = binary.AppendVarint(buf, int64(x)) }
-	str := func(s string) { num(len(s)); buf = append(buf, s...) }
-	num(g.Root)
-	num(len(g.Rules))
+	k := keyWriter{max: lim.SchemaBytes - b.Len(), ids: make(map[*grammar.Expr]int)}
+	k.num(g.Root)
+	k.num(len(g.Rules))
 	visits := 0
-	var stack []*grammar.Expr
 	for _, r := range g.Rules {
-		str(r.Name)
-		stack = append(stack[:0], r.Body)
-		for len(stack) > 0 {
-			e := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if visits++; visits > lim.ExprNodes {
-				return fmt.Errorf("%w: grammar: more than Limits.ExprNodes (%d) expression nodes", grammar.ErrLimit, lim.ExprNodes)
-			}
-			if e == nil {
-				num(-1)
-				continue
-			}
-			num(int(e.Op))
-			str(string(e.Bytes))
-			if e.Special {
-				num(1)
-			} else {
-				num(0)
-			}
-			num(len(e.Ranges))
-			for _, rr := range e.Ranges {
-				num(int(rr.Lo))
-				num(int(rr.Hi))
-			}
-			num(e.Min)
-			num(e.Max)
-			num(e.Rule)
-			if e.Regexp != nil {
-				str(e.Regexp.String())
-			} else {
-				num(-1)
-			}
-			num(len(e.TokenNames))
-			for _, n := range e.TokenNames {
-				str(n)
-			}
-			num(len(e.Tokens))
-			for _, t := range e.Tokens {
-				num(t.Lo)
-				num(t.Hi)
-			}
-			if e.Negate {
-				num(1)
-			} else {
-				num(0)
-			}
-			num(len(e.Excludes))
-			for _, x := range e.Excludes {
-				str(x)
-			}
-			num(len(e.Subs))
-			for i := len(e.Subs) - 1; i >= 0; i-- {
-				stack = append(stack, e.Subs[i])
-			}
+		k.str(r.Name)
+		n, ok := k.expr(r.Body, lim.ExprNodes-visits)
+		if !ok {
+			return fmt.Errorf("%w: grammar: more than Limits.ExprNodes (%d) expression nodes as a tree", grammar.ErrLimit, lim.ExprNodes)
 		}
-		if len(buf) > 1<<16 {
-			b.Write(buf)
-			buf = buf[:0]
+		visits += n
+		if k.over {
+			return fmt.Errorf("%w: grammar: its key is more than Limits.SchemaBytes (%d) bytes", grammar.ErrLimit, lim.SchemaBytes)
 		}
 	}
-	b.Write(buf)
+	b.Write(k.buf)
 	return nil
+}
+
+// keyWriter writes a grammar's key into buf, at most max bytes (over tells
+// it ran past them), numbering the distinct nodes in the order it writes
+// them.
+type keyWriter struct {
+	buf  []byte
+	max  int
+	over bool
+	ids  map[*grammar.Expr]int // node -> its number, the index in sizes
+	// sizes holds each numbered node's size as a tree, 0 while the walk is
+	// inside it.
+	sizes []int
+}
+
+func (k *keyWriter) num(x int) { k.buf = binary.AppendVarint(k.buf, int64(x)) }
+
+func (k *keyWriter) flag(f bool) {
+	if f {
+		k.num(1)
+	} else {
+		k.num(0)
+	}
+}
+
+func (k *keyWriter) str(s string) {
+	if k.over || len(k.buf)+len(s)+binary.MaxVarintLen64 > k.max {
+		k.over = true
+		return
+	}
+	k.num(len(s))
+	k.buf = append(k.buf, s...)
+}
+
+// The markers that start a node's entry; a written node starts with its Op,
+// which is never negative.
+const (
+	keyNil  = -1 // a nil node
+	keyBack = -2 // a node written before, then its number
+)
+
+// expr writes the key of the tree at root and returns its size as a tree;
+// false once that passes limit. It walks with an explicit stack, each
+// distinct node entered once, and stops when the key passes its bytes.
+func (k *keyWriter) expr(root *grammar.Expr, limit int) (int, bool) {
+	type frame struct {
+		e    *grammar.Expr
+		next int // the next sub to enter
+		size int // 1 and the sizes of the subs entered so far
+	}
+	var stack []frame
+	// enter writes e's entry and returns its size when it is known, or
+	// pushes a frame and returns 0; false when e holds itself.
+	enter := func(e *grammar.Expr) (int, bool) {
+		if e == nil {
+			k.num(keyNil)
+			return 1, true
+		}
+		if id, ok := k.ids[e]; ok {
+			k.num(keyBack)
+			k.num(id)
+			return k.sizes[id], k.sizes[id] > 0
+		}
+		k.ids[e] = len(k.sizes)
+		k.sizes = append(k.sizes, 0)
+		k.node(e)
+		stack = append(stack, frame{e: e, size: 1})
+		return 0, true
+	}
+	size, ok := enter(root)
+	for ok && len(stack) > 0 && !k.over {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.e.Subs) {
+			f.next++
+			var n int
+			if n, ok = enter(f.e.Subs[f.next-1]); n > 0 {
+				f.size += n
+			}
+		} else {
+			k.sizes[k.ids[f.e]] = f.size
+			size = f.size
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				stack[len(stack)-1].size += size
+			}
+		}
+		if len(stack) > 0 && stack[len(stack)-1].size > limit {
+			ok = false
+		}
+	}
+	return size, ok && size <= limit
+}
+
+// node writes e's own fields; its subs follow as entries of their own.
+func (k *keyWriter) node(e *grammar.Expr) {
+	k.num(int(e.Op))
+	k.str(string(e.Bytes))
+	k.flag(e.Special)
+	k.num(len(e.Ranges))
+	for _, rr := range e.Ranges {
+		k.num(int(rr.Lo))
+		k.num(int(rr.Hi))
+	}
+	k.num(e.Min)
+	k.num(e.Max)
+	k.num(e.Rule)
+	if e.Regexp != nil {
+		k.str(e.Regexp.String())
+	} else {
+		k.num(-1)
+	}
+	k.num(len(e.TokenNames))
+	for _, n := range e.TokenNames {
+		k.str(n)
+	}
+	k.num(len(e.Tokens))
+	for _, t := range e.Tokens {
+		k.num(t.Lo)
+		k.num(t.Hi)
+	}
+	k.flag(e.Negate)
+	k.num(len(e.Excludes))
+	for _, x := range e.Excludes {
+		k.str(x)
+	}
+	k.num(len(e.Subs))
+	if len(k.buf) > k.max {
+		k.over = true
+	}
 }

@@ -2,6 +2,7 @@ package rein_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,6 +59,66 @@ func TestGrammarSpecShared(t *testing.T) {
 	for range 64 {
 		e = grammar.Cat(e, e) // 2^64 leaves as a tree
 	}
+	_, err := c.Compile(context.Background(), rein.Grammar(&grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: e}}}))
+	require.ErrorIs(t, err, grammar.ErrLimit)
+	assert.ErrorContains(t, err, "ExprNodes")
+}
+
+// TestGrammarSpecKeyBytes: the key writes a node shared by many parents
+// once and refers back to it after, so its bytes follow the grammar's
+// distinct nodes, and it is bounded by Limits.SchemaBytes.
+func TestGrammarSpecKeyBytes(t *testing.T) {
+	voc := vocabtest.Load(t, "gpt2")
+	ctx := context.Background()
+	const max = 16 << 10
+	c := newCompiler(t, voc, rein.CompilerOptions{Limits: grammar.Limits{SchemaBytes: max}})
+	root := func(e *grammar.Expr) *grammar.Grammar {
+		return &grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: e}}}
+	}
+	shared := func(lit string, parents int) *grammar.Expr {
+		e := grammar.Lit(lit)
+		subs := make([]*grammar.Expr, parents)
+		for i := range subs {
+			subs[i] = e
+		}
+		return grammar.Or(subs...)
+	}
+
+	_, err := c.Compile(ctx, rein.Grammar(root(grammar.Lit(strings.Repeat("a", max)))))
+	require.ErrorIs(t, err, grammar.ErrLimit, "one literal as long as the bound")
+	assert.ErrorContains(t, err, "SchemaBytes")
+
+	// 256 parents of one 256-byte literal: 64 KiB as a tree, far less
+	// written with back-references.
+	lit := strings.Repeat("b", 255) + "c"
+	cg, err := c.Compile(ctx, rein.Grammar(root(shared(lit, 256))))
+	require.NoError(t, err)
+	m := cg.NewMatcher()
+	assert.True(t, m.AcceptString(lit))
+	assert.True(t, m.CanEnd())
+	again, err := c.Compile(ctx, rein.Grammar(root(shared(lit, 256))))
+	require.NoError(t, err)
+	assert.Same(t, cg, again, "equal grammars built apart share one compile")
+	other, err := c.Compile(ctx, rein.Grammar(root(shared(lit, 255))))
+	require.NoError(t, err)
+	assert.NotSame(t, cg, other)
+
+	// A megabyte shared by 4M parents: the walk passes Limits.ExprNodes
+	// (each parent counts its literal once more) and is refused, the
+	// literal written once on the way.
+	big := newCompiler(t, voc, rein.CompilerOptions{})
+	_, err = big.Compile(ctx, rein.Grammar(root(shared(strings.Repeat("d", 1<<20), 4<<20))))
+	require.ErrorIs(t, err, grammar.ErrLimit)
+	assert.ErrorContains(t, err, "ExprNodes")
+}
+
+// TestGrammarSpecCycle: an expression that holds itself is an infinite tree,
+// refused by Limits.ExprNodes.
+func TestGrammarSpecCycle(t *testing.T) {
+	voc := vocabtest.Load(t, "gpt2")
+	c := newCompiler(t, voc, rein.CompilerOptions{})
+	e := grammar.Cat(grammar.Lit("a"), nil)
+	e.Subs[1] = e
 	_, err := c.Compile(context.Background(), rein.Grammar(&grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: e}}}))
 	require.ErrorIs(t, err, grammar.ErrLimit)
 	assert.ErrorContains(t, err, "ExprNodes")
@@ -135,4 +196,11 @@ func TestToolCallsSpec(t *testing.T) {
 	_, err = c.Compile(context.Background(), rein.ToolCalls(toolcall.Request{Model: toolcall.Qwen3, Tools: tools,
 		ToolChoice: toolcall.ToolChoice{Mode: toolcall.ChoiceFunction, Function: "nope"}}))
 	assert.ErrorIs(t, err, toolcall.ErrInvalid)
+
+	bad := append(tools, toolcall.Tool{Name: "bad", Parameters: []byte(`{"type": "bogus"}`)})
+	_, err = c.Compile(context.Background(), rein.ToolCalls(toolcall.Request{Model: toolcall.Qwen3, Tools: bad}))
+	assert.ErrorIs(t, err, toolcall.ErrInvalid, "a bad parameters schema is the request's error")
+	var e *toolcall.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "/tools/2/parameters/type", e.Pointer)
 }

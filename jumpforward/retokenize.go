@@ -31,14 +31,23 @@ func (f *Forwarder) retokenize(history []int, forced []byte, next *byteset.Set) 
 	if len(forced) == 0 {
 		return 0, nil
 	}
+	// The window reaches back at most to the start of history or to the
+	// token after the last special token, a boundary the Encoder cannot
+	// merge across: it would spell the special token with its text pieces,
+	// replacing the token the grammar took by a token terminal.
+	free := 0
+	for free < len(history) && free <= f.opts.MaxWindow && !f.voc.IsSpecial(history[len(history)-1-free]) {
+		free++
+	}
+	limit := min(free, f.opts.MaxWindow)
 	k, wlen := 0, 0
-	for k < len(history) && k < f.opts.MaxWindow && (k < minWindowTokens || wlen < minWindowBytes) {
+	for k < limit && (k < minWindowTokens || wlen < minWindowBytes) {
 		wlen += len(f.voc.Bytes(history[len(history)-1-k]))
 		k++
 	}
 	for {
 		// Start the window on a character.
-		for k < len(history) && k < f.opts.MaxWindow && continuation(f.voc.Bytes(history[len(history)-k])) {
+		for k < limit && continuation(f.voc.Bytes(history[len(history)-k])) {
 			k++
 		}
 		f.text = f.text[:0]
@@ -55,13 +64,13 @@ func (f *Forwarder) retokenize(history []int, forced []byte, next *byteset.Set) 
 		}
 		n := f.enc.Encode(string(f.text))
 		c := commonPrefix(n, history[len(history)-k:])
-		if c == 0 && k < len(history) {
+		if c == 0 && k < free {
 			// The window's first token changed: the window may start
 			// inside a word. Look further back.
-			if k >= f.opts.MaxWindow {
+			if k >= limit {
 				return 0, nil
 			}
-			k = min(2*k, len(history), f.opts.MaxWindow)
+			k = min(2*k, limit)
 			continue
 		}
 		// Keep the tokens that end by safe and spell the text (an Encoder

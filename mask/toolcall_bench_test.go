@@ -28,28 +28,14 @@ func toolCallGrammar(tb testing.TB) *grammar.Grammar {
 		{Name: "root", Body: grammar.Cat(
 			grammar.Text("</think>"), grammar.Lit("</think>\n\n"),
 			grammar.Text("<tool_call>"), grammar.Rep(grammar.Cat(grammar.Call(1), grammar.Text("<tool_call>")), 0, -1))},
-		{Name: "call", Body: grammar.Cat(grammar.Lit("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "), grammar.Call(2), grammar.Lit("}\n</tool_call>"))},
+		{Name: "call"}, // its body calls the schema's root, embedded below
 	}}
-	// Embed the schema's rules after ours.
-	off := len(g.Rules)
-	for _, r := range args.Rules {
-		g.Rules = append(g.Rules, grammar.Rule{Name: "args-" + r.Name, Body: renumber(r.Body, off)})
+	g.Rules[1].Body = grammar.Cat(grammar.Lit("<tool_call>\n{\"name\": \"get_weather\", \"arguments\": "),
+		grammar.Call(g.Embed(args, "args-")), grammar.Lit("}\n</tool_call>"))
+	if err := g.Validate(); err != nil {
+		tb.Fatal(err)
 	}
-	g.Rules = append(g.Rules, grammar.Rule{Name: "args", Body: grammar.Call(off + args.Root)})
-	g.Rules[1].Body.Subs[1] = grammar.Call(len(g.Rules) - 1)
 	return g
-}
-
-func renumber(e *grammar.Expr, off int) *grammar.Expr {
-	c := *e
-	if c.Op == grammar.OpRef {
-		c.Rule += off
-	}
-	c.Subs = make([]*grammar.Expr, len(e.Subs))
-	for i, s := range e.Subs {
-		c.Subs[i] = renumber(s, off)
-	}
-	return &c
 }
 
 // toolCallOutput is a model's output for toolCallGrammar: real prose (this

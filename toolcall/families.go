@@ -6,9 +6,9 @@ import "strings"
 // in free text.
 type calls struct {
 	trigger string
-	// call is the tag of one call to t; for a section family, the tag of
-	// one call inside the section.
-	call func(t Tool) node
+	// call is the tag of one call to t, whose arguments are args; for a
+	// section family, the tag of one call inside the section.
+	call func(t Tool, args node) node
 	// section, when set, wraps all calls of the turn in one tag: begin,
 	// calls joined by sep, end. The section opens with the trigger.
 	section        bool
@@ -31,7 +31,7 @@ func (c calls) body(f *family, p plan) node {
 	}
 	tags := make([]node, len(p.tools))
 	for i, t := range p.tools {
-		tags[i] = c.call(t)
+		tags[i] = c.call(t, arguments(t, f.style))
 	}
 	stop := !p.parallel || c.single
 	if c.section {
@@ -118,8 +118,8 @@ var (
 
 	hermesCalls = calls{
 		trigger: "<tool_call>",
-		call: func(t Tool) node {
-			return tag("<tool_call>\n{\"name\": \""+t.Name+"\", \"arguments\": ", arguments(t, ""), "}\n</tool_call>")
+		call: func(t Tool, args node) node {
+			return tag("<tool_call>\n{\"name\": \""+t.Name+"\", \"arguments\": ", args, "}\n</tool_call>")
 		},
 	}
 
@@ -136,8 +136,8 @@ var families = [...]family{
 		controls: nil,
 		body: calls{
 			trigger: `{"name": `,
-			call: func(t Tool) node {
-				return tag(`{"name": "`+t.Name+`", "parameters": `, arguments(t, ""), "}")
+			call: func(t Tool, args node) node {
+				return tag(`{"name": "`+t.Name+`", "parameters": `, args, "}")
 			},
 			single: true,
 		}.body,
@@ -147,8 +147,8 @@ var families = [...]family{
 		controls: []string{"<|python_tag|>"},
 		body: calls{
 			trigger: "<|python_tag|>",
-			call: func(t Tool) node {
-				return tag(`<|python_tag|>{"name": "`+t.Name+`", "parameters": `, arguments(t, ""), "}")
+			call: func(t Tool, args node) node {
+				return tag(`<|python_tag|>{"name": "`+t.Name+`", "parameters": `, args, "}")
 			},
 			single: true,
 		}.body,
@@ -166,12 +166,13 @@ var families = [...]family{
 	},
 	{
 		name:     "Qwen3Coder",
+		style:    "qwen_xml",
 		controls: append(append([]string(nil), qwen3Controls...), "<function=", "</function>", "<parameter=", "</parameter>"),
 		think:    thinkRest("</think>", "\n\n"),
 		body: calls{
 			trigger: "<tool_call>",
-			call: func(t Tool) node {
-				return tag("<tool_call>\n<function="+t.Name+">\n", arguments(t, "qwen_xml"), "</function>\n</tool_call>")
+			call: func(t Tool, args node) node {
+				return tag("<tool_call>\n<function="+t.Name+">\n", args, "</function>\n</tool_call>")
 			},
 		}.body,
 	},
@@ -180,9 +181,9 @@ var families = [...]family{
 		controls: mistralControls,
 		body: calls{
 			trigger: "[TOOL_CALLS]",
-			call: func(t Tool) node {
+			call: func(t Tool, args node) node {
 				return tag(`{"name": "`+t.Name+`", "arguments": `,
-					sequence(arguments(t, ""), optional(sequence(constString(`, "id": "`), regex(`[A-Za-z0-9]{9}`), constString(`"`)))),
+					sequence(args, optional(sequence(constString(`, "id": "`), regex(`[A-Za-z0-9]{9}`), constString(`"`)))),
 					"}")
 			},
 			section: true, begin: "[TOOL_CALLS]", end: "]", sep: ", ",
@@ -194,8 +195,8 @@ var families = [...]family{
 		controls: mistralControls,
 		body: calls{
 			trigger: "[TOOL_CALLS]",
-			call: func(t Tool) node {
-				return tag("[TOOL_CALLS]"+t.Name+"[ARGS]", arguments(t, ""), "")
+			call: func(t Tool, args node) node {
+				return tag("[TOOL_CALLS]"+t.Name+"[ARGS]", args, "")
 			},
 		}.body,
 	},
@@ -205,8 +206,8 @@ var families = [...]family{
 		think:    thinkRest("</think>", "\n\n"),
 		body: calls{
 			trigger: "<｜tool▁calls▁begin｜>",
-			call: func(t Tool) node {
-				return tag("<｜tool▁call▁begin｜>function<｜tool▁sep｜>"+t.Name+"\n```json\n", arguments(t, ""), "\n```<｜tool▁call▁end｜>")
+			call: func(t Tool, args node) node {
+				return tag("<｜tool▁call▁begin｜>function<｜tool▁sep｜>"+t.Name+"\n```json\n", args, "\n```<｜tool▁call▁end｜>")
 			},
 			section: true, begin: "<｜tool▁calls▁begin｜>", end: "<｜tool▁calls▁end｜>", sep: "\n",
 		}.body,
@@ -217,8 +218,8 @@ var families = [...]family{
 		think:    thinkRest("</think>", ""),
 		body: calls{
 			trigger: "<｜tool▁calls▁begin｜>",
-			call: func(t Tool) node {
-				return tag("<｜tool▁call▁begin｜>"+t.Name+"<｜tool▁sep｜>", arguments(t, ""), "<｜tool▁call▁end｜>")
+			call: func(t Tool, args node) node {
+				return tag("<｜tool▁call▁begin｜>"+t.Name+"<｜tool▁sep｜>", args, "<｜tool▁call▁end｜>")
 			},
 			section: true, begin: "<｜tool▁calls▁begin｜>", end: "<｜tool▁calls▁end｜>", sep: "",
 		}.body,
@@ -238,9 +239,9 @@ var families = [...]family{
 		think: thinkBlock("<think>", "</think>", ""),
 		body: calls{
 			trigger: "<|tool_calls_section_begin|>",
-			call: func(t Tool) node {
+			call: func(t Tool, args node) node {
 				return tag("<|tool_call_begin|>functions."+t.Name+":",
-					sequence(regex(`[0-9]+`), constString("<|tool_call_argument_begin|>"), arguments(t, "")),
+					sequence(regex(`[0-9]+`), constString("<|tool_call_argument_begin|>"), args),
 					"<|tool_call_end|>")
 			},
 			section: true, begin: "<|tool_calls_section_begin|>", end: "<|tool_calls_section_end|>", sep: "",
@@ -248,36 +249,39 @@ var families = [...]family{
 	},
 	{
 		name:     "GLM45",
+		style:    "glm_xml",
 		controls: glmControls,
 		think:    thinkBlock("<think>", "</think>", ""),
 		body: calls{
 			trigger: "<tool_call>",
-			call: func(t Tool) node {
-				return tag("<tool_call>"+t.Name, sequence(arguments(t, "glm_xml"), optional(constString("\n"))), "</tool_call>")
+			call: func(t Tool, args node) node {
+				return tag("<tool_call>"+t.Name, sequence(args, optional(constString("\n"))), "</tool_call>")
 			},
 			lead: "\n",
 		}.body,
 	},
 	{
 		name:     "GLM47",
+		style:    "glm_xml",
 		controls: glmControls,
 		think:    thinkRest("</think>", ""),
 		body: calls{
 			trigger: "<tool_call>",
-			call: func(t Tool) node {
-				return tag("<tool_call>"+t.Name, arguments(t, "glm_xml"), "</tool_call>")
+			call: func(t Tool, args node) node {
+				return tag("<tool_call>"+t.Name, args, "</tool_call>")
 			},
 		}.body,
 	},
 	{
 		name:     "MiniMaxM2",
+		style:    "minimax_xml",
 		controls: []string{"<minimax:tool_call>", "</minimax:tool_call>", "<think>", "</think>", "]~!b[", "]~b]", "[e~["},
 		think:    thinkRest("</think>", "\n\n"),
 		noThink:  constant("\n</think>\n\n"),
 		body: calls{
 			trigger: "<minimax:tool_call>",
-			call: func(t Tool) node {
-				return tag(`<invoke name="`+t.Name+`">`+"\n", arguments(t, "minimax_xml"), "</invoke>")
+			call: func(t Tool, args node) node {
+				return tag(`<invoke name="`+t.Name+`">`+"\n", args, "</invoke>")
 			},
 			section: true, begin: "<minimax:tool_call>\n", end: "\n</minimax:tool_call>", sep: "\n",
 		}.body,
@@ -318,7 +322,7 @@ func harmonyBody(f *family, p plan) node {
 			orStrings("<|channel|>commentary to=functions."+t.Name, " to=functions."+t.Name+"<|channel|>commentary"),
 			orStrings(" <|constrain|>json", "<|constrain|>json", " json"),
 			constString("<|message|>"),
-			arguments(t, ""),
+			arguments(t, f.style),
 		))
 	}
 	call := or(callNodes...)
@@ -338,7 +342,7 @@ func cohereBody(f *family, p plan) node {
 	tags := make([]node, len(p.tools))
 	for i, t := range p.tools {
 		tags[i] = tag(`{"tool_call_id": "`,
-			sequence(regex(`[0-9]+`), constString(`", "tool_name": "`+t.Name+`", "parameters": `), arguments(t, "")),
+			sequence(regex(`[0-9]+`), constString(`", "tool_name": "`+t.Name+`", "parameters": `), arguments(t, f.style)),
 			"}")
 	}
 	action := tag("<|START_ACTION|>",

@@ -113,6 +113,9 @@ const (
 // family is how one Format writes its output.
 type family struct {
 	name string
+	// style is the json_schema style of the arguments: "" for JSON, or
+	// one of the XML argument styles.
+	style string
 	// controls are the family's marker strings: free text and thinking
 	// may hold none of them.
 	controls []string
@@ -140,13 +143,18 @@ func (m Format) String() string {
 }
 
 // StructuralTag returns the structural tag JSON that constrains the output
-// of r's model to r's tools and tool choice.
+// of r's model to r's tools and tool choice. A bad request fails with an
+// *Error wrapping ErrInvalid: a parameters schema that package structtag
+// would refuse included, reported at the tool's parameters
+// ("/tools/1/parameters/properties/a/minLength") with the schema
+// front-end's reason. It compiles the parameters schema of each tool that
+// may be called to find out, so it costs about what compiling them does.
 func StructuralTag(r Request) ([]byte, error) {
 	f, err := r.Model.family()
 	if err != nil {
 		return nil, err
 	}
-	p, err := newPlan(r)
+	p, err := newPlan(r, f.style)
 	if err != nil {
 		return nil, err
 	}

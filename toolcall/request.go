@@ -5,6 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/structtag"
 )
 
 // Request is one tool-calling turn: which model family writes the output,
@@ -90,6 +95,10 @@ var ErrInvalid = errors.New("invalid tool-calling request")
 type Error struct {
 	Pointer string
 	Reason  string
+	// Err is the error of the front-end that refused a tool's parameters
+	// schema (a *grammar.Error, which may wrap grammar.ErrUnsupported),
+	// nil for the errors of toolcall's own checks.
+	Err error
 }
 
 // Error renders the error as "toolcall: pointer: reason".
@@ -100,8 +109,15 @@ func (e *Error) Error() string {
 	return "toolcall: " + e.Pointer + ": " + e.Reason
 }
 
-// Unwrap returns ErrInvalid, so errors.Is(err, ErrInvalid) holds.
-func (e *Error) Unwrap() error { return ErrInvalid }
+// Unwrap returns ErrInvalid, so errors.Is(err, ErrInvalid) holds, and Err
+// when set, so errors.Is(err, grammar.ErrUnsupported) holds for a keyword
+// rein cannot enforce.
+func (e *Error) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrInvalid}
+	}
+	return []error{ErrInvalid, e.Err}
+}
 
 func errorf(pointer, format string, args ...any) error {
 	return &Error{Pointer: pointer, Reason: fmt.Sprintf(format, args...)}
@@ -339,8 +355,22 @@ type plan struct {
 	reasoning bool
 }
 
-// newPlan checks r and resolves its tool choice.
-func newPlan(r Request) (plan, error) {
+// newPlan checks r, resolves its tool choice and checks the arguments
+// schemas of the tools that may be called; style is the json_schema style
+// of the family's arguments.
+func newPlan(r Request, style string) (plan, error) {
+	p, err := choose(r)
+	if err != nil {
+		return plan{}, err
+	}
+	if err := checkArguments(p.tools, r.Tools, style); err != nil {
+		return plan{}, err
+	}
+	return p, nil
+}
+
+// choose checks r's tools and resolves its tool choice.
+func choose(r Request) (plan, error) {
 	if len(r.Tools) > MaxTools {
 		return plan{}, errorf("/tools", "%d tools, more than %d", len(r.Tools), MaxTools)
 	}
@@ -407,6 +437,41 @@ func newPlan(r Request) (plan, error) {
 		p.text = true
 	}
 	return p, nil
+}
+
+// checkArguments compiles the arguments schema that the structural tag
+// holds for each of tools, in style, as package structtag will compile it,
+// so that a schema it refuses is reported against the request: at
+// /tools/i/parameters followed by the schema's own pointer, with the
+// front-end's reason. A schema past a default limit is left to the
+// compile, whose limits may be higher. all are the request's tools, which
+// the pointer counts.
+func checkArguments(tools, all []Tool, style string) error {
+	for _, t := range tools {
+		if t.Parameters == nil || style == "" && t.Strict != nil && !*t.Strict {
+			continue // the constant {"type":"object"}
+		}
+		i := slices.IndexFunc(all, func(u Tool) bool { return u.Name == t.Name })
+		ptr := fmt.Sprintf("/tools/%d/parameters", i)
+		data, err := marshal(arguments(t, style))
+		if err != nil {
+			return errorf(ptr, "must be a JSON Schema object: %v", err)
+		}
+		_, err = structtag.Compile(data, structtag.Options{})
+		if err == nil || errors.Is(err, grammar.ErrLimit) {
+			continue
+		}
+		reason := err.Error()
+		var ge *grammar.Error
+		if errors.As(err, &ge) {
+			reason = ge.Msg
+			if rest, ok := strings.CutPrefix(ge.Pointer, "/format/json_schema"); ok && (rest == "" || rest[0] == '/') {
+				ptr += rest
+			}
+		}
+		return &Error{Pointer: ptr, Reason: reason, Err: err}
+	}
+	return nil
 }
 
 // schema is the arguments schema of t: its parameters, or any JSON object

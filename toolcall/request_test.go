@@ -3,11 +3,15 @@ package toolcall
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/structtag"
 )
 
 func TestParseTools(t *testing.T) {
@@ -152,6 +156,78 @@ func TestStructuralTagErrors(t *testing.T) {
 			assert.True(t, errors.Is(err, ErrInvalid))
 		})
 	}
+}
+
+// TestStructuralTagSchemaErrors: a parameters schema that package structtag
+// would refuse is reported against the request, at the tool's parameters
+// and the schema's own pointer, with the schema's reason; only the schemas
+// the structural tag holds are checked, in the style of the family.
+func TestStructuralTagSchemaErrors(t *testing.T) {
+	no := false
+	tool := func(name, params string) Tool { return Tool{Name: name, Parameters: json.RawMessage(params)} }
+	bogus := tool("f", `{"type": "bogus"}`)
+	ok := tool("g", `{"type": "object", "properties": {"a": {"type": "string"}}}`)
+	for _, tc := range []struct {
+		name        string
+		r           Request
+		pointer     string // "" when the request is fine
+		reason      string
+		unsupported bool
+	}{
+		{"unknown type", Request{Model: Hermes, Tools: []Tool{bogus}}, "/tools/0/parameters/type", `unknown type "bogus"`, false},
+		{"second tool, nested", Request{Model: Qwen3, Tools: []Tool{ok, tool("h", `{"type": "object", "properties": {"a": {"minLength": "x"}}}`)}},
+			"/tools/1/parameters/properties/a/minLength", "non-negative integer", false},
+		{"unsupported keyword", Request{Model: MistralV11, Tools: []Tool{tool("f", `{"type": "array", "uniqueItems": true}`)}},
+			"/tools/0/parameters/uniqueItems", "cannot be enforced", true},
+		{"xml style needs an object", Request{Model: Qwen3Coder, Tools: []Tool{tool("f", `{"type": "string"}`)}},
+			"/tools/0/parameters", "qwen_xml document must be an object", false},
+		{"json style takes a string", Request{Model: Hermes, Tools: []Tool{tool("f", `{"type": "string"}`)}}, "", "", false},
+		{"not strict: the schema is not used", Request{Model: Hermes, Tools: []Tool{{Name: "f", Parameters: bogus.Parameters, Strict: &no}}}, "", "", false},
+		{"not strict, xml: the schema holds", Request{Model: GLM47, Tools: []Tool{{Name: "f", Parameters: bogus.Parameters, Strict: &no}}},
+			"/tools/0/parameters/type", `unknown type "bogus"`, false},
+		{"the named tool", Request{Model: Hermes, Tools: []Tool{ok, bogus}, ToolChoice: ToolChoice{Mode: ChoiceFunction, Function: "f"}},
+			"/tools/1/parameters/type", `unknown type "bogus"`, false},
+		{"an allowed tool", Request{Model: Hermes, Tools: []Tool{ok, bogus}, ToolChoice: ToolChoice{Allowed: []string{"f"}}},
+			"/tools/1/parameters/type", `unknown type "bogus"`, false},
+		{"a tool the choice leaves out", Request{Model: Hermes, Tools: []Tool{bogus, ok}, ToolChoice: ToolChoice{Mode: ChoiceFunction, Function: "g"}}, "", "", false},
+		{"tool_choice none", Request{Model: Hermes, Tools: []Tool{bogus}, ToolChoice: ToolChoice{Mode: ChoiceNone}}, "", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := StructuralTag(tc.r)
+			if tc.pointer == "" {
+				assert.NoError(t, err)
+				return
+			}
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, tc.pointer, e.Pointer)
+			assert.Contains(t, e.Reason, tc.reason)
+			assert.ErrorIs(t, err, ErrInvalid)
+			assert.Equal(t, tc.unsupported, errors.Is(err, grammar.ErrUnsupported))
+
+			_, err = Grammar(tc.r, structtag.Options{})
+			require.ErrorAs(t, err, &e, "Grammar reports it the same way")
+			assert.Equal(t, tc.pointer, e.Pointer)
+		})
+	}
+}
+
+// TestStructuralTagSchemaLimits: a schema past a default limit is left to
+// the compile, which may have higher ones.
+func TestStructuralTagSchemaLimits(t *testing.T) {
+	enum := make([]string, 10001)
+	for i := range enum {
+		enum[i] = strconv.Itoa(i)
+	}
+	params, err := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"enum": enum}}})
+	require.NoError(t, err)
+	r := Request{Model: Hermes, Tools: []Tool{{Name: "f", Parameters: params}}}
+	_, err = StructuralTag(r)
+	require.NoError(t, err)
+	_, err = Grammar(r, structtag.Options{})
+	assert.ErrorIs(t, err, grammar.ErrLimit)
+	_, err = Grammar(r, structtag.Options{Limits: grammar.Limits{Enum: 20000}})
+	assert.NoError(t, err)
 }
 
 func TestFormatString(t *testing.T) {
