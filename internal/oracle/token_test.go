@@ -230,8 +230,9 @@ func TestMatcher(t *testing.T) {
 		// text reading) or go on with "y" (the token reading).
 		{"both readings kept", rules(grammar.Or(grammar.Lit("<call>"), grammar.Cat(grammar.Token("<call>"), grammar.Lit("y")))), []int{tokCall}, check{allowed: []int{y, tokEnd}, text: []int{y}, canEnd: true, readings: 2}},
 		{"both readings, then the token's", rules(grammar.Or(grammar.Lit("<call>"), grammar.Cat(grammar.Token("<call>"), grammar.Lit("y")))), []int{tokCall, y}, check{allowed: []int{tokEnd}, canEnd: true}},
-		// Free text whose end is the token: <call> goes on with the text
-		// and ends it; only the text reading goes on after "x".
+		// Free text whose end is the token <call>: after it the text may go
+		// on (the text reading) or the output end (the token reading); text
+		// after it leaves the text reading alone.
 		{"a token end of free text", rules(grammar.Cat(grammar.Text(), grammar.Token("<call>"))), []int{x, tokCall}, check{allowed: []int{x, y, tokHe, tokCall, tokEnd}, text: []int{x, y, tokHe, tokCall}, token: []int{tokCall}, canEnd: true, readings: 2}},
 		{"a token end of free text, then text", rules(grammar.Cat(grammar.Text(), grammar.Token("<call>"))), []int{x, tokCall, y}, check{allowed: []int{x, y, tokHe, tokCall}, text: []int{x, y, tokHe, tokCall}, token: []int{tokCall}}},
 		{"a token end of free text, then the end", rules(grammar.Cat(grammar.Text(), grammar.Token("<call>"))), []int{x, tokCall, tokEnd}, check{ended: true, readings: 2}},
