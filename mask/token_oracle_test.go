@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/structtag"
 	"github.com/reinlm/rein/internal/oracle"
 	"github.com/reinlm/rein/internal/race"
 	"github.com/reinlm/rein/internal/vocabtest"
@@ -23,7 +24,9 @@ import (
 // literals and trigger-safe free text, on the real Qwen3, Llama-3 and
 // Mistral vocabularies: at every step of seeded walks the mask must allow
 // exactly the tokens the oracle allows, and both must agree on whether the
-// output may end and whether a stop token ended it. The oracle (an Earley
+// output may end and whether a stop token ended it; where a script is a
+// complete output, both must let it end there. An ordinary token that is both
+// text and a token terminal's keeps both readings in both. The oracle (an Earley
 // recognizer over bytes and whole tokens) shares no code with packages pda
 // and mask.
 
@@ -54,18 +57,29 @@ func withCall(t *testing.T, root func(call *grammar.Expr) *grammar.Expr) *gramma
 // scriptPiece is one part of a typical output that walks follow until they
 // stray: text, spelled by whatever allowed tokens are prefixes of it, or one
 // token by id (tok >= 0), or, with all, the mark of a place where every
-// token id is checked.
+// token id is checked, or, with end, the mark of the end of a complete
+// output, where the output must be able to end and a stop token must end it.
 type scriptPiece struct {
 	text string
 	tok  int
 	all  bool
+	end  bool
 }
 
 func scriptText(s string) scriptPiece { return scriptPiece{text: s, tok: -1} }
 func scriptTok(id int) scriptPiece    { return scriptPiece{tok: id} }
 
+// spent reports whether p is text all spelled already (or none), neither a
+// token nor a mark.
+func (p scriptPiece) spent() bool { return p.tok < 0 && p.text == "" && !p.all && !p.end }
+
 // checkAll marks the place where every token id is checked.
 var checkAll = scriptPiece{tok: -1, all: true}
+
+// scriptEnd ends a script that is a complete output: there both the mask
+// and the oracle must say the output may end, and the stop token the walk
+// then takes must end it. It is the script's last piece.
+var scriptEnd = scriptPiece{tok: -1, end: true}
 
 // scriptToks spells texts as exactly those tokens, one piece each.
 func scriptToks(t *testing.T, voc *tokenizer.Vocab, texts ...string) []scriptPiece {
@@ -115,17 +129,17 @@ func tokenOracleCases(t *testing.T) []tokenOracleCase {
 			tokenOracleCase{
 				name: "qwen3/tool calls after free text", voc: voc, g: tools,
 				scripts: [][]scriptPiece{
-					{scriptText("Sure.<tool_call>\n" + weather + "\n</tool_call>\nDone.")},
-					{scriptText("<tool_call>\n" + clock + "\n</tool_call><tool_call>\n" + weather + "\n</tool_call>")},
-					{scriptText("I'll use <tool and <tool_call <tool_call>\n" + clock + "\n</tool_call>")},
+					{scriptText("Sure.<tool_call>\n" + weather + "\n</tool_call>\nDone."), scriptEnd},
+					{scriptText("<tool_call>\n" + clock + "\n</tool_call><tool_call>\n" + weather + "\n</tool_call>"), scriptEnd},
+					{scriptText("I'll use <tool and <tool_call <tool_call>\n" + clock + "\n</tool_call>"), scriptEnd},
 				},
 				exact: [][]scriptPiece{
 					// The trigger split over several tokens, after a token
 					// holding text before its first byte.
-					joinScripts(scriptToks(t, voc, "Sure", "..<", "tool"), []scriptPiece{checkAll}, scriptToks(t, voc, "_call", ">\n"), []scriptPiece{checkAll, scriptText(clock + "\n</tool_call>")}),
+					joinScripts(scriptToks(t, voc, "Sure", "..<", "tool"), []scriptPiece{checkAll}, scriptToks(t, voc, "_call", ">\n"), []scriptPiece{checkAll, scriptText(clock + "\n</tool_call>"), scriptEnd}),
 					// The trigger as its one added token, then a second call
 					// right after the first.
-					{scriptTok(tok("<tool_call>")), scriptText("\n" + clock + "\n</tool_call>"), checkAll, scriptTok(tok("<tool_call>")), scriptText("\n" + clock + "\n</tool_call>ok")},
+					{scriptTok(tok("<tool_call>")), scriptText("\n" + clock + "\n</tool_call>"), checkAll, scriptTok(tok("<tool_call>")), scriptText("\n" + clock + "\n</tool_call>ok"), scriptEnd},
 					// Text that starts the trigger and turns away.
 					joinScripts(scriptToks(t, voc, "<", "tool", "_c", "all"), []scriptPiece{checkAll}, scriptToks(t, voc, " ", "<", "tool", "_call", ">\n"), []scriptPiece{scriptText(clock)}),
 				},
@@ -136,7 +150,7 @@ func tokenOracleCases(t *testing.T) []tokenOracleCase {
 					return grammar.Cat(grammar.Lit("<think>"), grammar.Text("</think>"), grammar.Lit("</think>\n\n"), grammar.Text("<tool_call>"), calls(call))
 				}),
 				scripts: [][]scriptPiece{
-					{scriptText("<think>\nThe </think weather <think>.\n</think>\n\nChecking.<tool_call>\n" + weather + "\n</tool_call>")},
+					{scriptText("<think>\nThe </think weather <think>.\n</think>\n\nChecking.<tool_call>\n" + weather + "\n</tool_call>"), scriptEnd},
 				},
 				exact: [][]scriptPiece{
 					joinScripts(scriptToks(t, voc, "<think>", "Hmm", "</", "think"), []scriptPiece{checkAll}, scriptToks(t, voc, ">\n\n", "<tool_call>"), []scriptPiece{scriptText("\n" + clock)}),
@@ -153,10 +167,10 @@ func tokenOracleCases(t *testing.T) []tokenOracleCase {
 						grammar.Rep(grammar.Cat(grammar.Token("<tool_call>"), grammar.Lit("\n"), call, grammar.Lit("\n"), grammar.Token("</tool_call>"), grammar.Text("<tool_call>")), 0, -1))
 				}),
 				scripts: [][]scriptPiece{
-					{scriptTok(tok("<think>")), scriptText("Let me <|im_start|> think."), scriptTok(tok("</think>")), scriptText("\n\nOK."), scriptTok(tok("<tool_call>")), scriptText("\n" + weather + "\n"), scriptTok(tok("</tool_call>"))},
+					{scriptTok(tok("<think>")), scriptText("Let me <|im_start|> think."), scriptTok(tok("</think>")), scriptText("\n\nOK."), scriptTok(tok("<tool_call>")), scriptText("\n" + weather + "\n"), scriptTok(tok("</tool_call>")), scriptEnd},
 				},
 				exact: [][]scriptPiece{
-					{scriptTok(tok("<think>")), scriptTok(tok("<|im_start|>")), scriptTok(tok("<tool_call>")), checkAll, scriptTok(tok("</think>")), scriptText("\n\n<tool"), checkAll, scriptTok(tok("<tool_call>")), scriptText("\n" + clock + "\n"), scriptTok(tok("</tool_call>"))},
+					{scriptTok(tok("<think>")), scriptTok(tok("<|im_start|>")), scriptTok(tok("<tool_call>")), checkAll, scriptTok(tok("</think>")), scriptText("\n\n<tool"), checkAll, scriptTok(tok("<tool_call>")), scriptText("\n" + clock + "\n"), scriptTok(tok("</tool_call>")), scriptEnd},
 					// Half a character of free text: no token terminal may follow.
 					{scriptTok(tok("<think>")), scriptTok(tok("</think>")), scriptText("\n\n"), scriptTok(tok("\xe6")), checkAll, scriptTok(tok("\x97")), scriptTok(tok("\xa5")), scriptTok(tok("<tool_call>"))},
 				},
@@ -169,30 +183,54 @@ func tokenOracleCases(t *testing.T) []tokenOracleCase {
 					return grammar.Cat(grammar.Text("<tool_call>", "tool_c", "all>", "日本"), grammar.Lit("<tool_call>"), call)
 				}),
 				scripts: [][]scriptPiece{
-					{scriptText("tool_ca <tool_ <tool_call>" + clock)},
-					{scriptText("日 本 日本 <tool_call>" + clock)},
+					{scriptText("tool_ca <tool_ <tool_call>" + clock), scriptEnd},
+					{scriptText("日 本 日本 <tool_call>" + clock), scriptEnd},
 				},
 				exact: [][]scriptPiece{
-					joinScripts(scriptToks(t, voc, "<", "tool"), []scriptPiece{checkAll}, scriptToks(t, voc, "_c"), []scriptPiece{checkAll}, scriptToks(t, voc, "all", ">"), []scriptPiece{scriptText(clock)}),
+					joinScripts(scriptToks(t, voc, "<", "tool"), []scriptPiece{checkAll}, scriptToks(t, voc, "_c"), []scriptPiece{checkAll}, scriptToks(t, voc, "all", ">"), []scriptPiece{scriptText(clock), scriptEnd}),
 					joinScripts(scriptToks(t, voc, "tool"), []scriptPiece{checkAll}, scriptToks(t, voc, " ", "日"), []scriptPiece{checkAll}),
 				},
 			},
 			tokenOracleCase{
 				// Up to four tokens of any kind, then text; and where the
-				// same ordinary token is text or a token terminal, the text
-				// reading wins.
-				name: "qwen3/any tokens, and text reading wins", voc: voc,
+				// same ordinary token is text or a token terminal, both
+				// readings are kept: after <tool_call>, "x" (text) and "y"
+				// (token) may follow; after "A:|", "|" is the literal
+				// (text) or a second token (token).
+				name: "qwen3/any tokens, and both readings kept", voc: voc,
 				g: rootGrammar(grammar.Or(
 					grammar.Cat(grammar.Lit("A:"), grammar.Rep(grammar.AnyToken(), 0, 4), grammar.Lit("|"), grammar.Text()),
 					grammar.Cat(grammar.Lit("<tool_call>"), grammar.Lit("x")),
 					grammar.Cat(grammar.Token("<tool_call>"), grammar.Lit("y")),
 				)),
 				scripts: [][]scriptPiece{
-					{scriptText("A:"), scriptTok(tok("<|im_start|>")), scriptTok(tok("<tool_call>")), scriptText("|free")},
+					{scriptText("A:"), scriptTok(tok("<|im_start|>")), scriptTok(tok("<tool_call>")), scriptText("|free"), scriptEnd},
+					{scriptTok(tok("<tool_call>")), scriptText("y"), scriptEnd},
+					{scriptText("A:"), scriptTok(tok("|")), scriptTok(tok("|")), scriptTok(tok("|")), scriptText("|x"), scriptEnd},
 				},
 				exact: [][]scriptPiece{
-					{scriptTok(tok("<tool_call>")), checkAll, scriptText("x")},
-					{scriptText("A:"), checkAll, scriptTok(tok("<|vision_pad|>")), scriptTok(tok("hello")), scriptText("|")},
+					{scriptTok(tok("<tool_call>")), checkAll, scriptText("x"), scriptEnd},
+					{scriptTok(tok("<tool_call>")), scriptText("y"), checkAll, scriptEnd},
+					{scriptText("A:"), checkAll, scriptTok(tok("<|vision_pad|>")), scriptTok(tok("hello")), scriptText("|"), scriptEnd},
+					// "|" three times: the literal after none, one or two
+					// of them as tokens.
+					{scriptText("A:"), scriptTok(tok("|")), checkAll, scriptTok(tok("|")), scriptTok(tok("|")), checkAll, scriptText("free"), scriptEnd},
+				},
+			},
+			tokenOracleCase{
+				// A structural tag whose end is </think> as a token, an
+				// ordinary token in Qwen3: inside the free text it is text
+				// too, so both readings are kept, and the output may end
+				// right after it. Under "text wins" it could never close.
+				name: "qwen3/tag with a token end", voc: voc, g: thinkTag(t, voc),
+				scripts: [][]scriptPiece{
+					{scriptTok(tok("<think>")), scriptText("Let me think about </think> and <think>."), scriptTok(tok("</think>")), scriptEnd},
+					{scriptText("<think>\nHmm."), scriptTok(tok("</think>")), scriptText(" more </think"), scriptTok(tok("</think>")), scriptEnd},
+				},
+				exact: [][]scriptPiece{
+					{scriptTok(tok("<think>")), scriptText("some text"), scriptTok(tok("</think>")), checkAll, scriptEnd},
+					// </think> as the end, and as text going on.
+					{scriptText("<think>a"), scriptTok(tok("</think>")), scriptText("b"), checkAll, scriptTok(tok("</think>")), scriptEnd},
 				},
 			},
 			tokenOracleCase{
@@ -204,11 +242,11 @@ func tokenOracleCases(t *testing.T) []tokenOracleCase {
 					return grammar.Or(
 						grammar.Cat(grammar.Lit("<tool_call>\n"), call, grammar.Lit("\n</tool_call>"), grammar.Rep(grammar.AnyToken(), 0, 2)),
 						grammar.Cat(grammar.Lit("<tool_"), grammar.TokenIDs(ordinaryStop.Size(), 1<<30)),
-						grammar.Cat(grammar.Lit("</"), grammar.TokenSet(false, nil, []grammar.TokenRange{{Lo: ordinaryStop.Size(), Hi: 1 << 40}})),
+						grammar.Cat(grammar.Lit("</"), grammar.TokenSet(false, nil, []grammar.TokenRange{{Lo: ordinaryStop.Size(), Hi: 1<<31 - 1}})),
 					)
 				}),
 				scripts: [][]scriptPiece{
-					{scriptText("<tool_call>\n" + weather + "\n</tool_call>")},
+					{scriptText("<tool_call>\n" + weather + "\n</tool_call>"), scriptEnd},
 				},
 				exact: [][]scriptPiece{
 					{checkAll, scriptText("<tool_call>\n" + clock + "\n"), checkAll, scriptText("</tool_call>"), checkAll, scriptTok(tok("</tool_call>"))},
@@ -234,7 +272,7 @@ func tokenOracleCases(t *testing.T) []tokenOracleCase {
 				}),
 				scripts: [][]scriptPiece{
 					{scriptTok(pythonTag), scriptText(weather), scriptTok(eom)},
-					{scriptText("It is sunny <|python_tag|> in Paris.")},
+					{scriptText("It is sunny <|python_tag|> in Paris."), scriptEnd},
 				},
 				exact: [][]scriptPiece{
 					{scriptTok(pythonTag), checkAll, scriptText(clock), checkAll, scriptTok(eom)},
@@ -272,13 +310,13 @@ func tokenOracleCases(t *testing.T) []tokenOracleCase {
 						grammar.Cat(grammar.LitTokens("<s>[TOOL_CALLS] ["), call, grammar.Rep(grammar.Cat(grammar.Lit(", "), call), 0, -1), grammar.Lit("]")))
 				}),
 				scripts: [][]scriptPiece{
-					{scriptTok(s), scriptText("[TOOL_CALLS] [" + weather + ", " + clock + "]")},
-					{scriptText("<s>[TOOL_CALLS] [" + clock + "]")},
-					{scriptText("The <s weather [TOOL_CALLS is fine.")},
+					{scriptTok(s), scriptText("[TOOL_CALLS] [" + weather + ", " + clock + "]"), scriptEnd},
+					{scriptText("<s>[TOOL_CALLS] [" + clock + "]"), scriptEnd},
+					{scriptText("The <s weather [TOOL_CALLS is fine."), scriptEnd},
 				},
 				exact: [][]scriptPiece{
-					{scriptTok(s), checkAll, scriptText("[TOOL_CALLS] [" + clock + "]")},
-					{scriptText("<s"), checkAll, scriptText(">[TOOL_CALLS] [" + clock + "]"), checkAll},
+					{scriptTok(s), checkAll, scriptText("[TOOL_CALLS] [" + clock + "]"), scriptEnd},
+					{scriptText("<s"), checkAll, scriptText(">[TOOL_CALLS] [" + clock + "]"), checkAll, scriptEnd},
 				},
 			},
 			tokenOracleCase{
@@ -288,16 +326,27 @@ func tokenOracleCases(t *testing.T) []tokenOracleCase {
 				name: "mistral/byte tokens by id", voc: voc,
 				g: rootGrammar(grammar.Cat(grammar.Text("!"), grammar.Lit("!"), grammar.Rep(grammar.TokenSet(false, nil, []grammar.TokenRange{{Lo: 3, Hi: 258}}), 1, 4), grammar.Lit("?"))),
 				scripts: [][]scriptPiece{
-					{scriptText("Hi!"), scriptTok(3 + 'a'), scriptTok(3 + 0xC3), scriptText("?")},
+					{scriptText("Hi!"), scriptTok(3 + 'a'), scriptTok(3 + 0xC3), scriptText("?"), scriptEnd},
 				},
 				exact: [][]scriptPiece{
 					// <0xFF> is a token, whose byte no text holds; <0x3F> is "?".
-					{scriptText("Hi!"), checkAll, scriptTok(3 + 0xFF), scriptTok(3 + '?'), checkAll},
+					{scriptText("Hi!"), checkAll, scriptTok(3 + 0xFF), scriptTok(3 + '?'), checkAll, scriptEnd},
 				},
 			},
 		)
 	}
 	return cases
+}
+
+// thinkTag compiles, for Qwen3's voc, the structural tag of a think block
+// whose end is the token </think>.
+func thinkTag(t *testing.T, voc *tokenizer.Vocab) *grammar.Grammar {
+	t.Helper()
+	const request = `{"type": "structural_tag", "format": {"type": "tag", "begin": "<think>",
+		"content": {"type": "any_text"}, "end": {"type": "token", "token": "</think>"}}}`
+	g, err := structtag.Compile([]byte(request), structtag.Options{TokenID: voc.TokenID})
+	require.NoError(t, err)
+	return g
 }
 
 func rootGrammar(body *grammar.Expr) *grammar.Grammar {
@@ -387,6 +436,7 @@ func (w *tokenWalker) run(name string, script []scriptPiece, rng *rand.Rand, exa
 		return fmt.Sprintf("%s, step %d, after %s", name, step, strings.Join(hist, " "))
 	}
 	following := true
+	ending := false // the script's end has been reached: a stop token comes next
 	defer func() {
 		t.Logf("%s: %d tokens, ended %v: %s", name, len(hist), o.Terminated(), strings.Join(hist, " "))
 	}()
@@ -394,8 +444,15 @@ func (w *tokenWalker) run(name string, script []scriptPiece, rng *rand.Rand, exa
 		require.NoError(t, m.FillBitmask(bm, 0))
 		require.Equal(t, o.CanEnd(), m.CanEnd(), "CanEnd: %s", where(step))
 		all := step == 0 && !w.full
-		for following && len(script) > 0 && script[0].all {
-			all, script = true, script[1:]
+		for following && len(script) > 0 && (script[0].spent() || script[0].all || script[0].end) {
+			if script[0].end {
+				// Liveness: the script is a complete output.
+				require.True(t, m.CanEnd() && o.CanEnd(), "%s: the script is a complete output, but CanEnd is %v in the mask, %v in the oracle", where(step), m.CanEnd(), o.CanEnd())
+				ending = true
+			} else if script[0].all {
+				all = true
+			}
+			script = script[1:]
 		}
 		w.full = w.full || step == 0
 		if !w.check(bm, o, rng, all && w.everyID, where(step)) {
@@ -425,6 +482,9 @@ func (w *tokenWalker) run(name string, script []scriptPiece, rng *rand.Rand, exa
 		require.True(t, m.AcceptToken(id), "mask refuses token %s it allowed: %s", describeToken(w.voc, id), where(step))
 		require.True(t, o.Accept(id), "oracle refuses token %s, which the mask allowed: %s", describeToken(w.voc, id), where(step))
 		require.Equal(t, o.Terminated(), m.IsTerminated(), "terminated: %s", where(step+1))
+		if ending && following {
+			require.True(t, slices.Contains(w.stops, id) && o.Terminated(), "%s: the stop token did not end the complete output", where(step+1))
+		}
 		if o.Terminated() {
 			return
 		}
@@ -472,12 +532,12 @@ func (w *tokenWalker) check(bm *mask.Bitmask, o *oracle.Matcher, rng *rand.Rand,
 }
 
 // next returns the next token of script, if the mask allows one, and the
-// script after it; id -1 when the script is done. A text piece is spelled
-// by a random allowed token whose bytes start it (a special token's text
-// included only when that token is allowed: the text reading of ordinary
-// tokens, the token of special ones).
+// script after it; id -1 when the script is done, and a stop token the mask
+// allows, if any, once its pieces are all taken. A text piece is spelled by
+// a random allowed ordinary token whose bytes start it (special tokens never
+// spell text); such a token may be read as a token terminal too.
 func (w *tokenWalker) next(bm *mask.Bitmask, script []scriptPiece, rng *rand.Rand) (int, []scriptPiece, bool) {
-	for len(script) > 0 && script[0].tok < 0 && script[0].text == "" {
+	for len(script) > 0 && script[0].spent() {
 		script = script[1:]
 	}
 	if len(script) == 0 {

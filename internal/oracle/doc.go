@@ -34,5 +34,8 @@
 //
 // A Matcher (matcher.go) is the token-level reference for package mask: which
 // token ids may come next and what accepting one does (as text, as a token,
-// or as the end), from a Recognizer and the rules mask implements.
+// or as the end), from Recognizers and the rules mask implements. An
+// ordinary token that is both text and a token terminal's is read both ways:
+// the Matcher keeps one Recognizer per surviving path of readings, and
+// allows what any of them allows.
 package oracle

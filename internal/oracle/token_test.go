@@ -2,6 +2,7 @@ package oracle_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -206,10 +207,12 @@ func TestMatcher(t *testing.T) {
 	v := tinyVocab(t)
 	x, y := byteID(t, v, 'x'), byteID(t, v, 'y')
 	type check struct {
-		allowed []int // of the ids below, those allowed after the steps
-		text    []int // of allowed, those taken as text
-		canEnd  bool
-		ended   bool // a stop token has ended the output
+		allowed  []int // of the ids below, those allowed after the steps
+		text     []int // of allowed, those taken as text in some reading
+		token    []int // of allowed, those taken by a token terminal in some reading
+		canEnd   bool
+		ended    bool // a stop token has ended the output
+		readings int  // live readings after the steps; 0 means 1
 	}
 	ids := []int{x, y, tokHe, tokCall, tokHole, tokEnd, tokA, tokTC, tokOutside}
 	cases := []struct {
@@ -220,19 +223,27 @@ func TestMatcher(t *testing.T) {
 	}{
 		{"start of a literal", rules(grammar.Lit("xy")), nil, check{allowed: []int{x}, text: []int{x}}},
 		{"the end of a literal: a stop token", rules(grammar.Lit("xy")), []int{x, y}, check{allowed: []int{tokEnd}, canEnd: true}},
-		{"a special token by a terminal", rules(grammar.Cat(grammar.Lit("x"), grammar.Token("<tc>"))), []int{x}, check{allowed: []int{tokTC}}},
+		{"a special token by a terminal", rules(grammar.Cat(grammar.Lit("x"), grammar.Token("<tc>"))), []int{x}, check{allowed: []int{tokTC}, token: []int{tokTC}}},
 		{"a special token never as text", rules(grammar.Lit("x<tc>")), []int{x}, check{}},
-		{"an ordinary token as text or token", rules(grammar.Or(grammar.Lit("<call>"), grammar.Cat(grammar.Token("<call>"), grammar.Lit("y")))), nil, check{allowed: []int{tokCall}, text: []int{tokCall}}},
-		// The text reading wins: after <call> as text, "y" cannot follow.
-		{"text reading wins", rules(grammar.Or(grammar.Lit("<call>"), grammar.Cat(grammar.Token("<call>"), grammar.Lit("y")))), []int{tokCall}, check{allowed: []int{tokEnd}, canEnd: true}},
+		{"an ordinary token as text or token", rules(grammar.Or(grammar.Lit("<call>"), grammar.Cat(grammar.Token("<call>"), grammar.Lit("y")))), nil, check{allowed: []int{tokCall}, text: []int{tokCall}, token: []int{tokCall}}},
+		// Both readings are kept: after <call> the output may end (the
+		// text reading) or go on with "y" (the token reading).
+		{"both readings kept", rules(grammar.Or(grammar.Lit("<call>"), grammar.Cat(grammar.Token("<call>"), grammar.Lit("y")))), []int{tokCall}, check{allowed: []int{y, tokEnd}, text: []int{y}, canEnd: true, readings: 2}},
+		{"both readings, then the token's", rules(grammar.Or(grammar.Lit("<call>"), grammar.Cat(grammar.Token("<call>"), grammar.Lit("y")))), []int{tokCall, y}, check{allowed: []int{tokEnd}, canEnd: true}},
+		// Free text whose end is the token <call>: after it the text may go
+		// on (the text reading) or the output end (the token reading); text
+		// after it leaves the text reading alone.
+		{"a token end of free text", rules(grammar.Cat(grammar.Text(), grammar.Token("<call>"))), []int{x, tokCall}, check{allowed: []int{x, y, tokHe, tokCall, tokEnd}, text: []int{x, y, tokHe, tokCall}, token: []int{tokCall}, canEnd: true, readings: 2}},
+		{"a token end of free text, then text", rules(grammar.Cat(grammar.Text(), grammar.Token("<call>"))), []int{x, tokCall, y}, check{allowed: []int{x, y, tokHe, tokCall}, text: []int{x, y, tokHe, tokCall}, token: []int{tokCall}}},
+		{"a token end of free text, then the end", rules(grammar.Cat(grammar.Text(), grammar.Token("<call>"))), []int{x, tokCall, tokEnd}, check{ended: true, readings: 2}},
 		{"an ordinary token by a terminal only", rules(grammar.Cat(grammar.Token("<call>"), grammar.Lit("y"))), []int{tokCall}, check{allowed: []int{y}, text: []int{y}}},
-		{"any token", rules(grammar.Cat(grammar.Lit("x"), grammar.AnyToken())), []int{x}, check{allowed: []int{x, y, tokHe, tokCall, tokA, tokTC}}},
+		{"any token", rules(grammar.Cat(grammar.Lit("x"), grammar.AnyToken())), []int{x}, check{allowed: []int{x, y, tokHe, tokCall, tokA, tokTC}, token: []int{x, y, tokHe, tokCall, tokA, tokTC}}},
 		{"a stop token by a terminal", rules(grammar.Cat(grammar.Lit("x"), grammar.Token("<|end|>"), grammar.Lit("y"))), []int{x, tokEnd}, check{allowed: []int{y}, text: []int{y}}},
 		{"a stop token by a terminal, then the end", rules(grammar.Cat(grammar.Lit("x"), grammar.Token("<|end|>"))), []int{x, tokEnd}, check{ended: true}},
 		{"a stop token ends rather than step", rules(grammar.Cat(grammar.Lit("x"), grammar.Rep(grammar.Token("<|end|>"), 0, 1))), []int{x, tokEnd}, check{ended: true}},
 		{"a stop token ends", rules(grammar.Lit("x")), []int{x, tokEnd}, check{ended: true}},
-		{"LitTokens", rules(grammar.LitTokens("x<tc>")), []int{x}, check{allowed: []int{tokTC}}},
-		{"free text", rules(grammar.Cat(grammar.Text("<tc>"), grammar.Token("<|a|>"))), []int{x, tokHe}, check{allowed: []int{x, y, tokHe, tokCall, tokA}, text: []int{x, y, tokHe, tokCall}}},
+		{"LitTokens", rules(grammar.LitTokens("x<tc>")), []int{x}, check{allowed: []int{tokTC}, token: []int{tokTC}}},
+		{"free text", rules(grammar.Cat(grammar.Text("<tc>"), grammar.Token("<|a|>"))), []int{x, tokHe}, check{allowed: []int{x, y, tokHe, tokCall, tokA}, text: []int{x, y, tokHe, tokCall}, token: []int{tokA}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -241,7 +252,7 @@ func TestMatcher(t *testing.T) {
 			for _, id := range c.steps {
 				require.True(t, m.Accept(id), "accept %d", id)
 			}
-			var allowed, text []int
+			var allowed, text, token []int
 			for _, id := range ids {
 				if m.Allowed(id) {
 					allowed = append(allowed, id)
@@ -249,9 +260,14 @@ func TestMatcher(t *testing.T) {
 				if m.AcceptsText(id) {
 					text = append(text, id)
 				}
+				if m.AcceptsToken(id) {
+					token = append(token, id)
+				}
 			}
 			assert.Equal(t, c.want.allowed, allowed, "allowed")
 			assert.Equal(t, c.want.text, text, "as text")
+			assert.Equal(t, c.want.token, token, "as a token")
+			assert.Equal(t, max(c.want.readings, 1), m.Readings(), "readings")
 			assert.Equal(t, c.want.canEnd, m.CanEnd(), "can end")
 			assert.Equal(t, c.want.ended, m.Terminated(), "terminated")
 			mask := m.Mask()
@@ -267,6 +283,32 @@ func TestMatcher(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMatcherReadingsBound: readings that both stay alive multiply, up to
+// MaxReadings; one more is a panic, not a silently dropped reading.
+func TestMatcherReadingsBound(t *testing.T) {
+	v := tinyVocab(t)
+	// root ::= ( "<call>" | <call> )*: every <call> forks each reading.
+	g := rules(grammar.Rep(grammar.Or(grammar.Lit("<call>"), grammar.Token("<call>")), 0, -1))
+	m, err := oracle.NewMatcher(g, v)
+	require.NoError(t, err)
+	n := 1
+	for n*2 <= oracle.MaxReadings {
+		require.True(t, m.Accept(tokCall))
+		n *= 2
+		require.Equal(t, n, m.Readings())
+	}
+	assert.True(t, m.CanEnd())
+	assert.True(t, m.Allowed(tokCall))
+	c := m.Clone()
+	assert.PanicsWithValue(t, fmt.Sprintf("oracle: token %d %q leaves %d readings alive, more than MaxReadings (%d)", tokCall, "<call>", 2*n, oracle.MaxReadings),
+		func() { m.Accept(tokCall) })
+	// A byte each reading takes as text keeps them all, none forked.
+	require.True(t, c.Accept(byteID(t, v, '<')))
+	assert.Equal(t, n, c.Readings())
+	assert.False(t, c.CanEnd())
+	assert.False(t, c.Accept(tokCall), "<call> after < is neither text nor a token here")
 }
 
 // TestMaskIsAllowed compares Mask with Allowed on GPT-2's vocabulary, in
