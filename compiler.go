@@ -2,6 +2,7 @@ package rein
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -53,8 +54,8 @@ type Spec struct {
 	Root    string   // KindGBNF: the start rule ("" means "root")
 	Choices []string // KindChoice: the strings to choose from
 	// ToolCalls is KindToolCalls' request: the model's format, the tools,
-	// tool_choice, parallel_tool_calls and reasoning. The Compiler reads it
-	// when the spec is given to it, not later.
+	// tool_choice, parallel_tool_calls and reasoning. The Compiler copies
+	// it when the spec is given to it: it may be reused at once.
 	ToolCalls toolcall.Request
 	// Grammar is KindGrammar's grammar. The Compiler reads it while it
 	// compiles: do not modify it until the compile is done.
@@ -95,16 +96,17 @@ func StructuralTag(json string) Spec { return Spec{Kind: KindStructuralTag, Sour
 // request's model family (free text, reasoning, calls with their markers)
 // with each call's arguments checked against its tool's schema, as
 // package toolcall builds it from the request's tools, tool_choice and
-// parallel_tool_calls. Its cache key is the structural tag toolcall
-// writes, so equal requests share one compiled grammar; a bad request
-// fails with an error wrapping toolcall.ErrInvalid that names the place.
+// parallel_tool_calls. Its cache key is the request itself (the tools'
+// descriptions aside), so equal requests share one compiled grammar; a bad
+// request fails with an error wrapping toolcall.ErrInvalid that names the
+// place.
 func ToolCalls(r toolcall.Request) Spec { return Spec{Kind: KindToolCalls, ToolCalls: r} }
 
 // Grammar is the spec of a grammar built in Go, with package grammar's
 // constructors or by composing parsed ones (token terminals, embedded
 // schemas and all). Its cache key is the grammar's whole content, so two
 // equal grammars built apart share one compiled grammar; computing it is
-// bounded by CompilerOptions.Limits (Rules and ExprNodes), and a grammar
+// bounded by CompilerOptions.Limits (Rules, ExprNodes and SchemaBytes), and a grammar
 // past them fails with an error wrapping grammar.ErrLimit.
 func Grammar(g *grammar.Grammar) Spec { return Spec{Kind: KindGrammar, Grammar: g} }
 
@@ -145,11 +147,19 @@ func (s *Spec) key(lim grammar.Limits) (string, error) {
 		}
 		return b.String(), nil
 	case KindToolCalls:
-		// The request becomes its structural tag here, once: that is the
-		// key, and the source the compile reads.
-		data, err := toolcall.StructuralTag(s.ToolCalls)
+		// The request, less what does not change the grammar (the tools'
+		// descriptions), serialized: that is the key, and the source the
+		// compile reads, so the caller may reuse the request at once. The
+		// structural tag is built by the compile, not per request: a
+		// cache hit costs the serialization only.
+		r := s.ToolCalls
+		r.Tools = slices.Clone(r.Tools)
+		for i := range r.Tools {
+			r.Tools[i].Description = ""
+		}
+		data, err := json.Marshal(r)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("%w: tool calls: %w", toolcall.ErrInvalid, err)
 		}
 		s.Source = string(data)
 	default:
@@ -165,7 +175,18 @@ func (s *Spec) key(lim grammar.Limits) (string, error) {
 func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(context.Context, string) ([]byte, error), voc *tokenizer.Vocab) (*grammar.Grammar, []jsonschema.Warning, error) {
 	switch s.Kind {
 	case KindStructuralTag, KindToolCalls:
-		g, err := structtag.CompileContext(ctx, []byte(s.Source), structtag.Options{Limits: lim, TokenID: voc.TokenID})
+		tag := []byte(s.Source)
+		if s.Kind == KindToolCalls {
+			var r toolcall.Request
+			if err := json.Unmarshal(tag, &r); err != nil {
+				return nil, nil, err
+			}
+			var err error
+			if tag, err = toolcall.StructuralTag(r); err != nil {
+				return nil, nil, err
+			}
+		}
+		g, err := structtag.CompileContext(ctx, tag, structtag.Options{Limits: lim, TokenID: voc.TokenID})
 		return g, nil, err
 	case KindRegex:
 		g, err := grammar.FromRegex(s.Source, lim)

@@ -30,7 +30,9 @@
 // accepted tokens (at least two tokens and eight bytes, further back when its
 // first token would change) followed by the forced bytes. Accepted tokens
 // the encoding changes are rolled back: after the model wrote `Harry` and `"`,
-// forcing `,"house":"` replaces `"` with `","`.
+// forcing `,"house":"` replaces `"` with `","`. The window never reaches
+// back past a special token (one a token terminal took): the encoder would
+// spell it as text. Token terminals themselves are never forced bytes.
 //
 // Tokens at the end of the encoding may merge with what the model writes
 // next: `":` becomes `":"` when a string follows, `":{"` when an object
