@@ -88,34 +88,47 @@ func walkConfigs(t *testing.T, m Format) []walkConfig {
 // it runs (an index into walkConfigs), its odds of straying from its target
 // at each step, one in so many (never for 0), and the steps at which every
 // id is checked, for the format of index i on the vocabulary of index v of
-// walkVocabs.
+// walkVocabs, or len(walkVocabs) + that of ownVocabs.
 type formatWalk struct {
 	config int
 	stray  int
 	full   func(i, v int) []int
 }
 
-// walkVocabs are the vocabularies the walks run on; the last, Mistral's,
-// is the smallest, where checking every id costs least.
-var walkVocabs = []string{"qwen3", "llama3", "mistral"}
+// walkVocabs are the vocabularies every format's walks run on. On these the
+// families' markers are text (the Qwen3 family's are ordinary added
+// tokens). Each family whose vocabulary of the acceptance tables (vocabFor,
+// see testVocab) is one of ownVocabs runs on that one too: there its
+// markers are special tokens, and so token terminals.
+var (
+	walkVocabs = []string{"qwen3", "llama3", "mistral"}
+	ownVocabs  = []string{"llama3.1", "mistral-tools", "qwen3+markers"}
+)
+
+// small reports whether v is a Mistral vocabulary, the smallest, where
+// checking every id costs least.
+func small(v int) bool { return v == 2 || v == len(walkVocabs)+1 }
 
 // formatWalks: the first walk follows its target to the end and a stop
-// token, every id checked at its start on one vocabulary in turn and, on
-// Mistral's, inside the call; the second, on the second request, strays
-// soon, every id checked at its start on Mistral's; the third strays late.
+// token, every id checked at its start and inside the call on the small
+// vocabularies, and inside the call on one of the others in turn; the
+// second, on the
+// second request, strays soon, every id checked at its start on the small
+// vocabularies; the third strays late.
 var formatWalks = []formatWalk{
 	{config: 0, stray: 0, full: func(i, v int) []int {
-		var steps []int
-		if i%len(walkVocabs) == v {
-			steps = append(steps, 0)
+		switch {
+		case small(v):
+			return []int{0, 10}
+		case i%len(walkVocabs) == v:
+			// Not at the start, where in free text every token is viable
+			// and the oracle takes seconds on these large vocabularies.
+			return []int{10}
 		}
-		if v == len(walkVocabs)-1 {
-			steps = append(steps, 12)
-		}
-		return steps
+		return nil
 	}},
 	{config: 1, stray: 8, full: func(i, v int) []int {
-		if v == len(walkVocabs)-1 {
+		if small(v) {
 			return []int{0}
 		}
 		return nil
@@ -130,15 +143,13 @@ var formatWalks = []formatWalk{
 // holding one of < [ { " | or a newline (another for each walk), and random
 // ids; on every id at the steps formatWalks names.
 func TestFormatsMaskMatchesOracle(t *testing.T) {
-	p := walkParams{maxSteps: 32, marked: 150, sample: 200}
-	walks := formatWalks
+	p := walkParams{maxSteps: 24, marked: 80, sample: 120, walks: formatWalks}
 	if race.Enabled || testing.Short() {
 		// Every id would take minutes under the race detector.
-		p = walkParams{maxSteps: 8, marked: 30, sample: 50}
-		walks = []formatWalk{
+		p = walkParams{maxSteps: 8, marked: 30, sample: 50, walks: []formatWalk{
 			{config: 0, stray: 0, full: formatWalks[2].full},
 			{config: 1, stray: 4, full: formatWalks[2].full},
-		}
+		}}
 	}
 	var (
 		mu    sync.Mutex
@@ -148,50 +159,103 @@ func TestFormatsMaskMatchesOracle(t *testing.T) {
 		t.Logf("%d grammars, %d walks, %d steps, %d ids compared (%d steps on every id)",
 			total.grammars, total.walks, total.steps, total.ids, total.fullSteps)
 	})
+	count := func(n walkCounts) {
+		mu.Lock()
+		defer mu.Unlock()
+		total.add(n)
+	}
 	for v, vname := range walkVocabs {
 		t.Run(vname, func(t *testing.T) {
 			t.Parallel()
-			voc := vocabtest.Load(t, vname)
-			always, marked := alwaysChecked(voc)
+			wv := newWalkVocab(vocabtest.Load(t, vname))
 			for i := range families {
 				m := Llama3JSON + Format(i)
-				t.Run(m.String(), func(t *testing.T) {
-					configs := walkConfigs(t, m)
-					walkers := make([]*formatWalker, len(configs))
-					for k, fw := range walks {
-						wc := configs[fw.config]
-						w := walkers[fw.config]
-						if w == nil {
-							g, err := Grammar(wc.req, structtag.Options{TokenID: voc.TokenID})
-							require.NoError(t, err, "%s: structtag", wc.name)
-							c, err := mask.Compile(g, voc, mask.Options{})
-							require.NoError(t, err, "%s: mask.Compile", wc.name)
-							start, err := earley.NewMatcher(g, voc)
-							require.NoError(t, err, "%s: oracle.NewMatcher", wc.name)
-							w = &formatWalker{t: t, c: c, start: start, voc: voc, stops: voc.StopTokens(), p: p}
-							walkers[fw.config] = w
-						}
-						// Each walk checks its own window of the marked tokens.
-						w.always = always
-						for j := range p.marked {
-							w.always = append(w.always, marked[(k*p.marked+j)%len(marked)])
-						}
-						rng := rand.New(rand.NewPCG(uint64(k), uint64(v*100+i)))
-						target := wc.targets[(k+i)%len(wc.targets)]
-						w.run(fmt.Sprintf("walk %d (%s)", k, wc.name), target, fw.stray, rng, fw.full(i, v))
-					}
-					mu.Lock()
-					defer mu.Unlock()
-					total.grammars += len(configs)
-					for _, w := range walkers {
-						if w != nil {
-							total.add(w.n)
-						}
-					}
-				})
+				t.Run(m.String(), func(t *testing.T) { count(walkFormat(t, m, wv, v, p)) })
 			}
 		})
 	}
+	t.Run("own", func(t *testing.T) {
+		t.Parallel()
+		wvs := map[string]*walkVocab{}
+		for i := range families {
+			m := Llama3JSON + Format(i)
+			name := vocabFor[m]
+			v := slices.Index(ownVocabs, name)
+			if v < 0 {
+				require.Contains(t, walkVocabs, name)
+				continue
+			}
+			t.Run(m.String()+"/"+name, func(t *testing.T) {
+				if wvs[name] == nil {
+					wvs[name] = newWalkVocab(testVocab(t, name))
+				}
+				count(walkFormat(t, m, wvs[name], len(walkVocabs)+v, p))
+			})
+		}
+	})
+}
+
+// walkVocab is a vocabulary with the tokens its walks check.
+type walkVocab struct {
+	voc *tokenizer.Vocab
+	// always are the special and stop tokens, checked at every step;
+	// marked, shuffled, the other tokens whose bytes hold one of < [ { " |
+	// or a newline, of which each walk checks its own window.
+	always, marked []int
+}
+
+func newWalkVocab(voc *tokenizer.Vocab) *walkVocab {
+	wv := &walkVocab{voc: voc}
+	stops := voc.StopTokens()
+	for id := range voc.Size() {
+		switch {
+		case voc.IsSpecial(id) || slices.Contains(stops, id):
+			wv.always = append(wv.always, id)
+		case strings.ContainsAny(string(voc.Bytes(id)), "<[{\"|\n"):
+			wv.marked = append(wv.marked, id)
+		}
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	rng.Shuffle(len(wv.marked), func(i, j int) { wv.marked[i], wv.marked[j] = wv.marked[j], wv.marked[i] })
+	return wv
+}
+
+// walkFormat runs p's walks of format m (of index i) on wv (of index v),
+// compiling each request on first use, and returns the work done. A
+// request that does not compile fails the test.
+func walkFormat(t *testing.T, m Format, wv *walkVocab, v int, p walkParams) walkCounts {
+	voc := wv.voc
+	configs := walkConfigs(t, m)
+	walkers := make([]*formatWalker, len(configs))
+	i := int(m - Llama3JSON)
+	for k, fw := range p.walks {
+		wc := configs[fw.config]
+		w := walkers[fw.config]
+		if w == nil {
+			g, err := Grammar(wc.req, structtag.Options{TokenID: voc.TokenID})
+			require.NoError(t, err, "%s: structtag", wc.name)
+			c, err := mask.Compile(g, voc, mask.Options{})
+			require.NoError(t, err, "%s: mask.Compile", wc.name)
+			start, err := earley.NewMatcher(g, voc)
+			require.NoError(t, err, "%s: oracle.NewMatcher", wc.name)
+			w = &formatWalker{t: t, c: c, start: start, voc: voc, stops: voc.StopTokens(), p: p}
+			walkers[fw.config] = w
+		}
+		w.always = slices.Clone(wv.always)
+		for j := range p.marked {
+			w.always = append(w.always, wv.marked[(k*p.marked+j)%len(wv.marked)])
+		}
+		rng := rand.New(rand.NewPCG(uint64(k), uint64(v*100+i)))
+		target := wc.targets[(k+i)%len(wc.targets)]
+		w.run(fmt.Sprintf("walk %d (%s)", k, wc.name), target, fw.stray, rng, fw.full(i, v))
+	}
+	n := walkCounts{grammars: len(configs)}
+	for _, w := range walkers {
+		if w != nil {
+			n.add(w.n)
+		}
+	}
+	return n
 }
 
 // walkParams size the walks.
@@ -199,33 +263,18 @@ type walkParams struct {
 	maxSteps int
 	marked   int // how many tokens holding < [ { " | or \n a walk checks at every step
 	sample   int // how many random ids are checked besides, at every step
+	walks    []formatWalk
 }
 
 // walkCounts count the work done, for the log.
 type walkCounts struct{ grammars, walks, steps, ids, fullSteps int }
 
 func (a *walkCounts) add(b walkCounts) {
+	a.grammars += b.grammars
 	a.walks += b.walks
 	a.steps += b.steps
 	a.ids += b.ids
 	a.fullSteps += b.fullSteps
-}
-
-// alwaysChecked returns the special and stop tokens of voc, and, shuffled,
-// the other tokens whose bytes hold one of < [ { " | or a newline.
-func alwaysChecked(voc *tokenizer.Vocab) (always, marked []int) {
-	stops := voc.StopTokens()
-	for id := range voc.Size() {
-		switch {
-		case voc.IsSpecial(id) || slices.Contains(stops, id):
-			always = append(always, id)
-		case strings.ContainsAny(string(voc.Bytes(id)), "<[{\"|\n"):
-			marked = append(marked, id)
-		}
-	}
-	rng := rand.New(rand.NewPCG(7, 7))
-	rng.Shuffle(len(marked), func(i, j int) { marked[i], marked[j] = marked[j], marked[i] })
-	return always, marked
 }
 
 // formatWalker runs walks of one compiled grammar beside the oracle.
