@@ -79,6 +79,15 @@ type TokenRange struct{ Lo, Hi int }
 type Rule struct {
 	Name string
 	Body *Expr
+	// MaxTokens, when positive, bounds a match of the rule to that many
+	// tokens: once that many tokens have been taken inside it (each
+	// starting and ending inside the rule's match), the matcher ends the
+	// rule there, so that only what follows it may come next. It is the
+	// token budget of a free-text region (a structural tag's
+	// any_text.max_tokens): the rule must be able to end anywhere, as
+	// grammar.Text can. It means something only against a vocabulary
+	// (package mask); byte-level matching ignores it.
+	MaxTokens int
 }
 
 // Grammar is a set of rules and the one the whole output must match.
@@ -688,6 +697,9 @@ func (g *Grammar) Validate() error {
 	for i, r := range g.Rules {
 		if r.Body == nil {
 			return fmt.Errorf("grammar: rule %q has no body", r.Name)
+		}
+		if r.MaxTokens < 0 {
+			return fmt.Errorf("grammar: rule %q: negative MaxTokens %d", r.Name, r.MaxTokens)
 		}
 		if err := g.validExpr(r.Body); err != nil {
 			return fmt.Errorf("grammar: rule %q (%d): %w", r.Name, i, err)

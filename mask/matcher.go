@@ -34,11 +34,22 @@ type Matcher struct {
 	st         *pda.State
 	hist       []histEntry
 	terminated bool
+	budget     budgetState
 }
 
 type histEntry struct {
-	depth int32 // byte depth before the token
-	stop  bool  // the token was a stop token
+	depth  int32       // byte depth before the token
+	stop   bool        // the token was a stop token
+	budget budgetState // before the token
+}
+
+// budgetState follows the tokens spent in a rule with a token budget
+// (grammar.Rule.MaxTokens): the rule and the frame it returns into, and
+// the tokens that started and ended inside it.
+type budgetState struct {
+	in          bool
+	rule, frame int32
+	spent       int32
 }
 
 // NewMatcher returns a matcher at the start of the grammar.
@@ -54,6 +65,7 @@ func (m *Matcher) Reset() {
 	m.st.Reset()
 	m.hist = m.hist[:0]
 	m.terminated = false
+	m.budget = budgetState{}
 }
 
 // Fork returns an independent copy of the matcher.
@@ -63,6 +75,7 @@ func (m *Matcher) Fork() *Matcher {
 		st:         m.st.Clone(),
 		hist:       append([]histEntry(nil), m.hist...),
 		terminated: m.terminated,
+		budget:     m.budget,
 	}
 }
 
@@ -103,7 +116,7 @@ func (m *Matcher) AcceptToken(id int) bool {
 			return false
 		}
 		m.terminated = m.st.CanEnd()
-		m.hist = append(m.hist, histEntry{depth: int32(d), stop: m.terminated})
+		m.hist = append(m.hist, histEntry{depth: int32(d), stop: m.terminated, budget: m.budget})
 		return true
 	}
 	// A special token is a token terminal's or nothing; an ordinary token
@@ -122,8 +135,34 @@ func (m *Matcher) AcceptToken(id int) bool {
 	if !ok {
 		return false
 	}
-	m.hist = append(m.hist, histEntry{depth: int32(d)})
+	m.hist = append(m.hist, histEntry{depth: int32(d), budget: m.budget})
+	if m.c.prog.HasBudgets() {
+		m.spend()
+	}
 	return true
+}
+
+// spend counts the token just taken against the budget of the rule it
+// ended in, if that rule has one, and once the budget is spent ends the
+// rule there: the state goes on with what follows the rule. A token counts
+// when it starts and ends inside the same match of the rule.
+func (m *Matcher) spend() {
+	t, ok := m.st.Budgeted()
+	if !ok {
+		m.budget = budgetState{}
+		return
+	}
+	rule := int32(m.c.prog.RuleOf(t.Node))
+	b := m.budget
+	if b.in && b.rule == rule && b.frame == t.Frame {
+		b.spent++
+	} else {
+		b = budgetState{in: true, rule: rule, frame: t.Frame}
+	}
+	if int(b.spent) >= m.c.prog.Rules[rule].MaxTokens && m.st.PushReturn(t.Frame) {
+		b = budgetState{}
+	}
+	m.budget = b
 }
 
 // AcceptString advances by raw bytes, outside any token boundary, and
@@ -141,7 +180,7 @@ func (m *Matcher) AcceptString(s string) bool {
 			return false
 		}
 	}
-	m.hist = append(m.hist, histEntry{depth: int32(d)})
+	m.hist = append(m.hist, histEntry{depth: int32(d), budget: m.budget})
 	return true
 }
 
@@ -160,6 +199,7 @@ func (m *Matcher) Rollback(n int) error {
 	}
 	k := len(m.hist) - n
 	m.st.Rollback(int(m.hist[k].depth))
+	m.budget = m.hist[k].budget
 	for _, h := range m.hist[k:] {
 		if h.stop {
 			m.terminated = false

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/structtag"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/internal/vocabtest"
 	"github.com/reinlm/rein/mask"
@@ -173,4 +174,40 @@ func TestTokenTerminalBounds(t *testing.T) {
 	_, err = mask.Compile(&grammar.Grammar{Rules: []grammar.Rule{{Name: "root", Body: e}}}, voc, mask.Options{})
 	require.ErrorIs(t, err, grammar.ErrLimit)
 	assert.ErrorContains(t, err, "ExprNodes")
+}
+
+// TestTokenBudget: a structural tag's any_text.max_tokens. After three
+// tokens of thinking only the end of the thinking may come, and a rollback
+// gives the budget back.
+func TestTokenBudget(t *testing.T) {
+	voc := vocabtest.Load(t, "qwen3")
+	g, err := structtag.Compile([]byte(`{"type": "structural_tag", "format": {"type": "sequence", "elements": [
+		{"type": "tag", "begin": "<think>", "content": {"type": "any_text", "max_tokens": 3}, "end": "</think>"},
+		{"type": "const_string", "value": "ok"}]}}`), structtag.Options{TokenID: voc.TokenID})
+	require.NoError(t, err)
+	c, err := mask.Compile(g, voc, mask.Options{})
+	require.NoError(t, err)
+	m := c.NewMatcher()
+	for _, text := range []string{"<think>", "a", "b"} {
+		require.True(t, m.AcceptToken(tokenID(t, voc, text)), text)
+	}
+	row := fill(t, m)
+	assert.Contains(t, allowed(row), tokenID(t, voc, "c"), "the third token of thinking")
+	require.True(t, m.AcceptToken(tokenID(t, voc, "c")))
+	row = fill(t, m)
+	assert.NotContains(t, allowed(row), tokenID(t, voc, "d"), "the budget is spent")
+	assert.Contains(t, allowed(row), tokenID(t, voc, "</think>"))
+	assert.Contains(t, allowed(row), tokenID(t, voc, "</"))
+	assert.False(t, m.AcceptToken(tokenID(t, voc, "d")))
+	require.NoError(t, m.Rollback(1))
+	assert.True(t, m.AcceptToken(tokenID(t, voc, "d")), "rolled back, the budget has one token left")
+	require.True(t, m.AcceptToken(tokenID(t, voc, "</think>")))
+	require.True(t, m.AcceptToken(tokenID(t, voc, "ok")))
+	assert.True(t, m.CanEnd())
+	// A fork carries the budget.
+	m.Reset()
+	for _, text := range []string{"<think>", "a", "b", "c"} {
+		require.True(t, m.AcceptToken(tokenID(t, voc, text)), text)
+	}
+	assert.False(t, m.Fork().AcceptToken(tokenID(t, voc, "d")))
 }

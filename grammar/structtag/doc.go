@@ -70,10 +70,13 @@
 //   - A field that the format type does not know is an error (XGrammar
 //     ignores it); every field XGrammar's newest parser knows is accepted.
 //     A field given twice is an error too.
-//   - any_text's max_tokens and max_chars, and json_schema's excludes, are
-//     errors wrapping grammar.ErrUnsupported: rein cannot yet count the
-//     tokens of a region. any_tokens.max_tokens is a bounded repetition and
-//     works.
+//   - any_text's max_chars and json_schema's excludes are errors wrapping
+//     grammar.ErrUnsupported. any_text's max_tokens is a token budget on
+//     the text's rule (grammar.Rule.MaxTokens): the matcher counts the
+//     tokens that start and end inside the text and ends it once they
+//     reach the budget, so a token that carries both the tag's begin and
+//     the first text is not counted. any_tokens.max_tokens is a bounded
+//     repetition.
 //   - Without Options.TokenID, token texts are resolved when package mask
 //     compiles the grammar, not here, and a trigger token given by id
 //     cannot be matched to a tag that begins with the same token by text.

@@ -151,14 +151,28 @@ func (c *compiler) anyText(v *value, ptr string, e ends) (*grammar.Expr, shape, 
 	if err != nil {
 		return nil, shape{}, err
 	}
-	for _, key := range []string{"max_tokens", "max_chars"} {
-		if _, ok, err := countField(v, ptr, key, math.MaxInt32, "2^31-1"); err != nil {
-			return nil, shape{}, err
-		} else if ok {
-			return nil, shape{}, unsupportedErr(pointerTo(ptr, key), "any_text.%s: rein cannot bound a region of free text by a count yet; leave it out or null", key)
-		}
+	if _, ok, err := countField(v, ptr, "max_chars", math.MaxInt32, "2^31-1"); err != nil {
+		return nil, shape{}, err
+	} else if ok {
+		return nil, shape{}, unsupportedErr(pointerTo(ptr, "max_chars"), "any_text.max_chars: rein cannot bound a region of free text by characters; leave it out or null")
 	}
-	return grammar.Text(union(excludes, e.strs)...), shape{unlimited: true, excludes: len(excludes) > 0}, nil
+	n, bounded, err := countField(v, ptr, "max_tokens", math.MaxInt32, "2^31-1")
+	if err != nil {
+		return nil, shape{}, err
+	}
+	text := grammar.Text(union(excludes, e.strs)...)
+	sh := shape{unlimited: true, excludes: len(excludes) > 0}
+	switch {
+	case !bounded:
+		return text, sh, nil
+	case n == 0:
+		return grammar.Eps(), shape{}, nil
+	}
+	// The text as a rule of its own with a token budget: the matcher ends
+	// it once it has taken n tokens (grammar.Rule.MaxTokens).
+	i := c.newRule("any_text", text)
+	c.rules[i].MaxTokens = n
+	return grammar.Call(i), sh, nil
 }
 
 // list compiles sequence and or.

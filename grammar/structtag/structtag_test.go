@@ -312,7 +312,6 @@ func TestErrors(t *testing.T) {
 		{name: "repeat max below -1", request: schemaTag(`{"type":"repeat","min":0,"max":-2,"content":{"value":"a"}}`), pointer: "/format/max", msg: "-1"},
 		{name: "repeat above Limits.Repeat", request: schemaTag(`{"type":"repeat","min":0,"max":50,"content":{"value":"a"}}`), opts: structtag.Options{Limits: grammar.Limits{Repeat: 10}}, pointer: "/format", msg: "Limits.Repeat", is: grammar.ErrLimit},
 		{name: "any_tokens above Limits.Repeat", request: schemaTag(`{"type":"any_tokens","max_tokens":50}`), opts: structtag.Options{Limits: grammar.Limits{Repeat: 10}}, pointer: "/format/max_tokens", msg: "Limits.Repeat", is: grammar.ErrLimit},
-		{name: "any_text max_tokens", request: schemaTag(`{"type":"any_text","max_tokens":16}`), pointer: "/format/max_tokens", msg: "max_tokens", is: grammar.ErrUnsupported},
 		{name: "any_text max_chars", request: schemaTag(`{"type":"any_text","max_chars":16}`), pointer: "/format/max_chars", msg: "max_chars", is: grammar.ErrUnsupported},
 		{name: "json_schema excludes", request: schemaTag(`{"type":"json_schema","json_schema":{},"excludes":["x"]}`), pointer: "/format/excludes", msg: "excludes", is: grammar.ErrUnsupported},
 		{name: "newer style", request: schemaTag(`{"type":"json_schema","json_schema":{},"style":"gemma"}`), pointer: "/format/style", msg: "gemma", is: grammar.ErrUnsupported},

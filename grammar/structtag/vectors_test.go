@@ -167,10 +167,6 @@ func TestVectors(t *testing.T) {
 				require.Error(t, err)
 				assert.ErrorContains(t, err, "/format/grammar")
 				t.Skip("XGrammar EBNF macros are not GBNF")
-			case v.Requires == "max_tokens" && strings.Contains(string(v.Request), `"any_text"`):
-				require.ErrorIs(t, err, grammar.ErrUnsupported)
-				assert.ErrorContains(t, err, "/format/content/max_tokens")
-				t.Skip("any_text.max_tokens is unsupported")
 			}
 			require.NoError(t, err)
 			require.NoError(t, g.Validate())

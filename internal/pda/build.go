@@ -468,7 +468,8 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim grammar.Limits) 
 		d := dfas[r]
 		copy(p.classes[256*k:], d.Classes[:])
 		p.nclasses = append(p.nclasses, int32(d.NumClasses))
-		p.Rules = append(p.Rules, RuleInfo{Name: g.Rules[r].Name, Start: first[r] + d.Start, NumNodes: int32(d.NumStates()), FirstNode: first[r]})
+		p.Rules = append(p.Rules, RuleInfo{Name: g.Rules[r].Name, MaxTokens: g.Rules[r].MaxTokens, Start: first[r] + d.Start, NumNodes: int32(d.NumStates()), FirstNode: first[r]})
+		p.budgets = p.budgets || g.Rules[r].MaxTokens > 0
 		for s := 0; s < d.NumStates(); s++ {
 			n := first[r] + int32(s)
 			p.nodeRule[n] = ruleNo[r]

@@ -38,11 +38,13 @@ type Program struct {
 	paths     *fsm.Paths     // bytes each node's rule forces from it (forced.go), on first use
 	lim       grammar.Limits // what it was compiled with, defaults filled in
 	hasTokens bool           // some rule has a token terminal
+	budgets   bool           // some rule has a token budget
 }
 
 // RuleInfo describes one compiled rule.
 type RuleInfo struct {
 	Name      string
+	MaxTokens int // grammar.Rule.MaxTokens
 	Start     int32 // global start node
 	NumNodes  int32
 	FirstNode int32
@@ -52,6 +54,12 @@ type RuleInfo struct {
 // StepWork bounds its States, and the other match-time fields are there for
 // the layers above (mask reads WalkStates).
 func (p *Program) Limits() grammar.Limits { return p.lim }
+
+// RuleOf is the index in Rules of node n's rule.
+func (p *Program) RuleOf(n int32) int { return int(p.nodeRule[n]) }
+
+// HasBudgets reports whether some rule has a token budget (MaxTokens).
+func (p *Program) HasBudgets() bool { return p.budgets }
 
 // NumNodes is the number of automaton nodes of all rules together.
 func (p *Program) NumNodes() int { return int(p.numNodes) }

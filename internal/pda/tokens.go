@@ -139,6 +139,21 @@ func (s *State) union(a, b int) {
 	s.endDepth()
 }
 
+// Budgeted returns a stack top of the state inside a rule with a token
+// budget (RuleInfo.MaxTokens), the first in node order, and whether there
+// is one.
+func (s *State) Budgeted() (Top, bool) {
+	if !s.p.budgets {
+		return Top{}, false
+	}
+	for _, t := range s.Tops() {
+		if s.p.Rules[s.p.nodeRule[t.Node]].MaxTokens > 0 {
+			return t, true
+		}
+	}
+	return Top{}, false
+}
+
 // TokenClasses calls fn with each token class the grammar allows next, in
 // increasing order. The state is left as it was. It does not allocate once
 // the state's arenas are warm.
