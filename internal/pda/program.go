@@ -44,7 +44,7 @@ type Program struct {
 // RuleInfo describes one compiled rule.
 type RuleInfo struct {
 	Name      string
-	MaxTokens int // grammar.Rule.MaxTokens
+	MaxTokens int   // grammar.Rule.MaxTokens
 	Start     int32 // global start node
 	NumNodes  int32
 	FirstNode int32
