@@ -112,12 +112,13 @@ func (a *walkDFA) next(s int32, b byte) int32 {
 	// Every byte of b's class has the same successor.
 	row := a.trans[int(s)<<8 : int(s+1)<<8]
 	cls := a.cls[int(s)<<8 : int(s+1)<<8]
-	for x, c := range cls {
+	// Byte 0xFF stays dead whatever its class (intern set it): no token's
+	// byte spells a token terminal.
+	for x, c := range cls[:grammar.ReservedByte] {
 		if c == cls[b] {
 			row[x] = t
 		}
 	}
-	row[grammar.ReservedByte] = stateDead // whatever its class: no token's byte spells a token terminal
 	return t
 }
 
