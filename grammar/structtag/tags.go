@@ -183,11 +183,7 @@ func (c *compiler) triggeredTags(v *value, ptr string, depth int, e ends) (*gram
 	if err != nil {
 		return nil, shape{}, err
 	}
-	atLeastOne, err := boolField(v, ptr, "at_least_one", false)
-	if err != nil {
-		return nil, shape{}, err
-	}
-	stopAfterFirst, err := boolField(v, ptr, "stop_after_first", false)
+	atLeastOne, stopAfterFirst, err := tagFlags(v, ptr)
 	if err != nil {
 		return nil, shape{}, err
 	}
@@ -195,6 +191,16 @@ func (c *compiler) triggeredTags(v *value, ptr string, depth int, e ends) (*gram
 	alt := c.alternatives("tags", tags)
 	sh := shape{unlimited: true, excludes: len(excludes) > 0}
 	return freeText(free, alt, atLeastOne, !stopAfterFirst), sh, nil
+}
+
+// tagFlags reads the at_least_one and stop_after_first fields that
+// triggered_tags, tags_with_separator and token_triggered_tags share.
+func tagFlags(v *value, ptr string) (atLeastOne, stopAfterFirst bool, err error) {
+	if atLeastOne, err = boolField(v, ptr, "at_least_one", false); err != nil {
+		return false, false, err
+	}
+	stopAfterFirst, err = boolField(v, ptr, "stop_after_first", false)
+	return atLeastOne, stopAfterFirst, err
 }
 
 // freeText is free text avoiding the strings free, in which rule alt (whose
@@ -226,11 +232,7 @@ func (c *compiler) tagsWithSeparator(v *value, ptr string, depth int) (*grammar.
 	if err != nil {
 		return nil, shape{}, err
 	}
-	atLeastOne, err := boolField(v, ptr, "at_least_one", false)
-	if err != nil {
-		return nil, shape{}, err
-	}
-	stopAfterFirst, err := boolField(v, ptr, "stop_after_first", false)
+	atLeastOne, stopAfterFirst, err := tagFlags(v, ptr)
 	if err != nil {
 		return nil, shape{}, err
 	}

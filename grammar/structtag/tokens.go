@@ -173,11 +173,7 @@ func (c *compiler) tokenTriggeredTags(v *value, ptr string, depth int, e ends) (
 	if err != nil {
 		return nil, shape{}, err
 	}
-	atLeastOne, err := boolField(v, ptr, "at_least_one", false)
-	if err != nil {
-		return nil, shape{}, err
-	}
-	stopAfterFirst, err := boolField(v, ptr, "stop_after_first", false)
+	atLeastOne, stopAfterFirst, err := tagFlags(v, ptr)
 	if err != nil {
 		return nil, shape{}, err
 	}
