@@ -36,6 +36,11 @@ func TestSharedClassification(t *testing.T) {
 	g, err := grammar.FromRegex(`[a-z]{1,8}@(example|test)\.(com|org)`, grammar.Limits{})
 	require.NoError(t, err)
 	grammars["regex"] = g
+	// A short counted string: no position loops, so subtrees are accepted
+	// by following the chain of positions.
+	g, _, err = jsonschema.Compile([]byte(`{"type":"string","maxLength":24}`), jsonschema.Options{})
+	require.NoError(t, err)
+	grammars["maxLength"] = g
 
 	// Counted repetitions longer than Mistral's longest token (25 bytes):
 	// their positions far from the end share a shape.
@@ -54,7 +59,7 @@ func TestSharedClassification(t *testing.T) {
 			voc := indexVocab(vocabtest.Load(t, name))
 			stride := WordsPerRow(voc.size)
 			byShape := map[string]*nodeIndex{}
-			var pruned, shared int
+			var pruned, chained, shared int
 			for gname, g := range grammars {
 				p, err := pda.Compile(g, grammar.Limits{})
 				require.NoError(t, err, gname)
@@ -71,6 +76,9 @@ func TestSharedClassification(t *testing.T) {
 					if a.prunedAny {
 						pruned++
 					}
+					if a.chained {
+						chained++
+					}
 					walkPool.Put(a)
 					assert.Equal(t, classifyStack(p, voc, n, st, stride), x, "configuration walk, "+where)
 					shape, ok := p.Shape(nil, n, voc.maxLen, 1<<20)
@@ -82,8 +90,9 @@ func TestSharedClassification(t *testing.T) {
 					byShape[string(shape)] = x
 				}
 			}
-			t.Logf("%d nodes with pruned subtrees, %d nodes sharing a shape", pruned, shared)
+			t.Logf("%d nodes with pruned subtrees (%d through a chain of states), %d nodes sharing a shape", pruned, chained, shared)
 			assert.Positive(t, pruned)
+			assert.Positive(t, chained)
 			assert.Positive(t, shared)
 		})
 	}

@@ -2,7 +2,6 @@ package mask
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"slices"
 	"sync"
 
@@ -46,6 +45,7 @@ type walkDFA struct {
 
 	maxStates int  // grammar.Limits.WalkStates, lowered by tests
 	prunedAny bool // some subtree was accepted without a walk (for tests)
+	chained   bool // some subtree test followed a chain of distinct states (for tests)
 }
 
 const (
@@ -61,15 +61,20 @@ var unknownRow = func() (r [256]int32) {
 	return r
 }()
 
-// loopInfo says which input leads a state back to itself. It is filled in
-// as pruning asks, once the walk has seen the state loop on some byte or
-// enter it loopVisits times.
+// loopInfo says where most input leads a state: succ, the successor of most
+// ASCII bytes, the bytes that lead there, and whether every multi-byte UTF-8
+// character does too. A state inside a string or a pattern's star loops
+// (succ is the state itself); a position of a counted repetition
+// (maxLength) leads every character to the next position. It is filled in
+// once pruning asks, after the walk has seen the state loop on some byte or
+// entered it loopVisits times.
 type loopInfo struct {
 	visits    int32         // times the walk entered the state
 	candidate bool          // the state looped on some byte, or was entered often
-	tested    byteset.ASCII // the ASCII bytes tried
-	ascii     byteset.ASCII // the ASCII bytes that loop
-	utf8      int8          // 0 untested, 1 every multi-byte UTF-8 character loops (through live states), -1 not
+	probed    bool          // succ and ascii are set
+	succ      int32         // the successor of most ASCII bytes (stateDead: none alive)
+	ascii     byteset.ASCII // the ASCII bytes that lead to succ
+	utf8      int8          // 0 untested, 1 every multi-byte UTF-8 character leads to succ (through live states), -1 not
 }
 
 const loopVisits = 64
@@ -190,6 +195,88 @@ func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
 	return s
 }
 
+// coversSubtree reports whether every token below a trie node, whose bytes
+// below it are described by r, is taken whole from state s: along the chain
+// of states s, succ(s), succ(succ(s)), ... each state leads each of r's
+// ASCII bytes and, if r has others, every multi-byte UTF-8 character to the
+// next one, for as many characters as the longest token has bytes below the
+// node (or until the chain loops). The chain's states are all alive, so
+// every token ends in a live state.
+func (a *walkDFA) coversSubtree(s int32, r *toktrie.Rest) bool {
+	na := (*byteset.ASCII)(&r.ASCII)
+	if r.NonASCII && !r.ValidUTF8 {
+		return false
+	}
+	for range int(r.Depth) {
+		if !a.loops[s].probed {
+			a.probe(s)
+		}
+		li := &a.loops[s]
+		if li.succ < 0 || !na.SubsetOf(&li.ascii) {
+			return false
+		}
+		if r.NonASCII {
+			if li.utf8 == 0 {
+				ok := a.leadsUTF8(s, li.succ)
+				li = &a.loops[s] // leadsUTF8 may have grown a.loops
+				li.utf8 = -1
+				if ok {
+					li.utf8 = 1
+				}
+			}
+			if li.utf8 < 0 {
+				return false
+			}
+		}
+		if li.succ == s {
+			return true // a loop: every later character is the same test
+		}
+		a.chained = true
+		s = li.succ
+	}
+	return true
+}
+
+// probe sets state s's loopInfo successor and the ASCII bytes leading to it.
+func (a *walkDFA) probe(s int32) {
+	var next [128]int32
+	var succ [8]int32
+	var count [8]int
+	n := 0
+	for b := range next {
+		t := a.next(s, byte(b))
+		next[b] = t
+		if t < 0 {
+			continue
+		}
+		k := 0
+		for k < n && succ[k] != t {
+			k++
+		}
+		if k == n {
+			if n == len(succ) {
+				continue // rare: the first successors decide
+			}
+			succ[k] = t
+			n++
+		}
+		count[k]++
+	}
+	li := &a.loops[s] // after the steps, which may have grown a.loops
+	li.probed, li.succ = true, stateDead
+	best := 0
+	for k := range n {
+		if count[k] > best {
+			best, li.succ = count[k], succ[k]
+		}
+	}
+	for b, t := range next {
+		if t == li.succ && t >= 0 {
+			li.ascii.Add(byte(b))
+		}
+	}
+}
+
 // utf8Seqs are the multi-byte UTF-8 characters, as byte ranges.
 var utf8Seqs = [][][2]byte{
 	{{0xC2, 0xDF}, {0x80, 0xBF}},
@@ -202,46 +289,9 @@ var utf8Seqs = [][][2]byte{
 	{{0xF4, 0xF4}, {0x80, 0x8F}, {0x80, 0xBF}, {0x80, 0xBF}},
 }
 
-// loopsOver reports whether state s loops on every byte below a trie node
-// whose tokens have the bytes r below it: each ASCII byte and, if they have
-// others, every multi-byte UTF-8 character leads back to s.
-func (a *walkDFA) loopsOver(s int32, r *toktrie.Rest) bool {
-	na := (*byteset.ASCII)(&r.ASCII)
-	li := &a.loops[s]
-	for w := range 2 {
-		for need := na[w] &^ li.tested[w]; need != 0; need &= need - 1 {
-			b := byte(w<<6 + bits.TrailingZeros64(need))
-			loops := a.next(s, b) == s
-			li = &a.loops[s] // next may have grown a.loops
-			li.tested.Add(b)
-			if loops {
-				li.ascii.Add(b)
-			}
-		}
-	}
-	if !na.SubsetOf(&li.ascii) {
-		return false
-	}
-	if !r.NonASCII {
-		return true
-	}
-	if !r.ValidUTF8 {
-		return false
-	}
-	if li.utf8 == 0 {
-		ok := a.loopsUTF8(s)
-		li = &a.loops[s]
-		li.utf8 = -1
-		if ok {
-			li.utf8 = 1
-		}
-	}
-	return li.utf8 > 0
-}
-
-// loopsUTF8 reports whether every multi-byte UTF-8 character leads from s
-// back to s, through states that are alive.
-func (a *walkDFA) loopsUTF8(s int32) bool {
+// leadsUTF8 reports whether every multi-byte UTF-8 character leads from s
+// to u, through states that are alive.
+func (a *walkDFA) leadsUTF8(s, u int32) bool {
 	for _, seq := range utf8Seqs {
 		a.set = append(a.set[:0], s)
 		for _, r := range seq {
@@ -259,7 +309,7 @@ func (a *walkDFA) loopsUTF8(s int32) bool {
 			}
 			a.set = append(a.set[:0], a.set[n:]...)
 		}
-		if len(a.set) != 1 || a.set[0] != s {
+		if len(a.set) != 1 || a.set[0] != u {
 			return false
 		}
 	}
@@ -281,7 +331,7 @@ func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool
 	a.acc = growClear(a.acc, stride)
 	a.exits = a.exits[:0]
 	a.path = append(a.path[:0], 0)
-	a.prunedAny = false
+	a.prunedAny, a.chained = false, false
 	first := a.p.FirstBytes(n)
 	tr := v.Trie // one load, not one per use: the loop calls out between uses
 	ids := tr.IDs()
@@ -368,7 +418,7 @@ outer:
 				// The subtree of this token's first k+1 bytes starts here;
 				// when all of it stays in this loop, it is all accepted.
 				node := tr.Node(i, k+1)
-				if a.loopsOver(t, tr.Rest(node)) {
+				if a.coversSubtree(t, tr.Rest(node)) {
 					end := tr.End(node)
 					accept(i, end)
 					a.prunedAny = true
@@ -383,10 +433,30 @@ outer:
 			accept(i, i+1)
 			continue
 		}
+		if !a.leavesBefore(failAt) {
+			// Every token with this token's first failAt+1 bytes dies at
+			// the same byte without leaving the rule: refuse them at once.
+			end := tr.End(tr.Node(i, failAt+1))
+			refuse(i, end)
+			i = end - 1
+			failAt = -1
+			continue
+		}
 		refuse(i, i+1)
 		addExits(i, tok, failAt)
 	}
 	return newNodeIndex(v, a.acc, count, a.exits, stride), true
+}
+
+// leavesBefore reports whether the current token's walk could have left the
+// rule after one of its first k bytes (1 <= d <= k).
+func (a *walkDFA) leavesBefore(k int) bool {
+	for _, s := range a.path[1 : k+1] {
+		if a.canEnd[s] {
+			return true
+		}
+	}
+	return false
 }
 
 func growClear(s []uint32, n int) []uint32 {

@@ -2,6 +2,7 @@ package toktrie
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"unicode/utf8"
 	"unsafe"
@@ -134,6 +135,7 @@ type Rest struct {
 	ASCII     [2]uint64 // the ASCII bytes among them: byte b is bit b&63 of ASCII[b>>6]
 	NonASCII  bool      // some token has a byte from 128 up there
 	ValidUTF8 bool      // in every token, the bytes below the node are whole, valid UTF-8
+	Depth     uint16    // the most bytes a token has below the node (0 when every token ends there)
 	end       int32     // the node's End, kept here to share the record (24 bytes)
 }
 
@@ -189,9 +191,11 @@ func (t *Trie) buildNodes() {
 			edge = append(edge, tok[d-1])
 		}
 		for d := 1; d <= len(tok); d++ {
+			r := &t.nodes[open[d-1]]
 			if !valid[d] {
-				t.nodes[open[d-1]].ValidUTF8 = false
+				r.ValidUTF8 = false
 			}
+			r.Depth = max(r.Depth, uint16(min(len(tok)-d, math.MaxUint16)))
 		}
 	}
 	closeTo(0, n)

@@ -100,11 +100,13 @@ func TestNodes(t *testing.T) {
 						}
 					}
 					want.ValidUTF8 = want.ValidUTF8 && utf8.Valid(rest)
+					want.Depth = max(want.Depth, uint16(len(rest)))
 				}
 				got := tr.Rest(node)
 				require.Equal(t, want.ASCII, got.ASCII, "%q depth %d", tok, d)
 				require.Equal(t, want.NonASCII, got.NonASCII, "%q depth %d", tok, d)
 				require.Equal(t, want.ValidUTF8, got.ValidUTF8, "%q depth %d", tok, d)
+				require.Equal(t, want.Depth, got.Depth, "%q depth %d", tok, d)
 				kinds[[2]bool{want.NonASCII, want.ValidUTF8}]++
 			}
 			// Every kind of node was met (an ASCII-only remainder is
