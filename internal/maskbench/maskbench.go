@@ -4,6 +4,13 @@
 // and count the schemas whose valid instances are all accepted and invalid
 // ones all refused. cmd/maskbench is its command line; rein's CI runs it
 // over a fixed sample and fails below a floor.
+//
+// Run warms the vocabulary's index first and compiles with package mask
+// directly. RunFresh is the fresh-process line: it warms nothing, compiles
+// through a rein.Compiler as a server does, and reports what a server sees
+// on its first pass (compile-to-Ready, Ready to first mask, every mask, peak
+// memory); RunFreshBatch decodes the valid instances in batches through a
+// mask.BatchFiller, as an engine's scheduler would.
 package maskbench
 
 import (
