@@ -23,6 +23,27 @@
 // whitespace between JSON tokens) unless -compact=false:
 //
 //	go run ./cmd/maskbench -jumpforward
+//
+// With -fresh it measures the first pass instead, as a server sees it, in a
+// process that has compiled nothing yet: each schema is compiled through a
+// rein.Compiler (one worker, CompileAsync, polled until Ready), then its
+// instances are fed as above. After the table it prints one line starting
+// "fresh:": the pass count, compile-to-Ready and Ready-to-first-mask
+// percentiles, the masks' percentiles and rate, peak RSS, and the memory of
+// the shared index and of the grammars. -fresh-per-schema does the same with
+// a new Compiler and an empty shared index for every schema, as if each came
+// to a new process ("fresh per schema:"):
+//
+//	go run ./cmd/maskbench -fresh -every 16
+//
+// With -batch N it decodes the valid instances as an engine's scheduler
+// would, N sequences at a time, compiling each batch's schemas with
+// CompileAsync; sequences join the steps once their grammar is Ready, and
+// each step fills the ready rows with a mask.BatchFiller of -workers
+// goroutines (default 2). It prints one line starting "fresh batch": the
+// outcomes, the per-step fill percentiles and compile-to-Ready:
+//
+//	go run ./cmd/maskbench -batch 64 -workers 2 -every 16
 package main
 
 import (
@@ -51,6 +72,10 @@ func main() {
 	verbose := flag.Bool("v", false, "log every failing schema")
 	jump := flag.Bool("jumpforward", false, "measure jump-forward decoding on the valid instances instead of masks")
 	compact := flag.Bool("compact", false, "compile schemas with compact whitespace (default with -jumpforward)")
+	fresh := flag.Bool("fresh", false, "measure the first pass through a rein.Compiler, as in a fresh server process")
+	freshPerSchema := flag.Bool("fresh-per-schema", false, "like -fresh, with a new Compiler and an empty shared index for every schema")
+	batch := flag.Int("batch", 0, "decode the valid instances in batches of this many sequences, in a fresh process (0: off)")
+	workers := flag.Int("workers", 2, "BatchFiller goroutines for -batch")
 	flag.Parse()
 	compactSet := false
 	flag.Visit(func(f *flag.Flag) { compactSet = compactSet || f.Name == "compact" })
@@ -82,6 +107,30 @@ func main() {
 			fail(err)
 		}
 		rep.WriteTable(os.Stdout)
+		writeJSON(*jsonOut, rep.Schemas)
+		return
+	}
+	if *batch > 0 {
+		rep, err := maskbench.RunFreshBatch(opts, *batch, *workers)
+		if err != nil {
+			fail(err)
+		}
+		if *verbose {
+			for _, f := range rep.Failures {
+				fmt.Fprintln(log, "FAIL", f)
+			}
+		}
+		fmt.Println(rep.Summary())
+		return
+	}
+	if *fresh || *freshPerSchema {
+		opts.PerSchemaFresh = *freshPerSchema
+		rep, err := maskbench.RunFresh(opts)
+		if err != nil {
+			fail(err)
+		}
+		rep.WriteTable(os.Stdout)
+		fmt.Println(rep.Summary())
 		writeJSON(*jsonOut, rep.Schemas)
 		return
 	}

@@ -4,6 +4,13 @@
 // and count the schemas whose valid instances are all accepted and invalid
 // ones all refused. cmd/maskbench is its command line; rein's CI runs it
 // over a fixed sample and fails below a floor.
+//
+// Run warms the vocabulary's index first and compiles with package mask
+// directly. RunFresh is the fresh-process line: it warms nothing, compiles
+// through a rein.Compiler as a server does, and reports what a server sees
+// on its first pass (compile-to-Ready, Ready to first mask, every mask, peak
+// memory); RunFreshBatch decodes the valid instances in batches through a
+// mask.BatchFiller, as an engine's scheduler would.
 package maskbench
 
 import (
@@ -39,6 +46,9 @@ type Options struct {
 	// Progress, when set, is called after each file with the files done
 	// and the files to run (cmd/maskbench draws a progress line).
 	Progress func(done, total int)
+	// PerSchemaFresh makes RunFresh run every schema as if in a process of
+	// its own: a new Compiler and an empty shared index for each.
+	PerSchemaFresh bool
 }
 
 // SchemaResult is the outcome for one schema file.
@@ -60,8 +70,12 @@ type Report struct {
 	Schemas    []SchemaResult
 	Masks      latency.Sample // every mask fed a token or asked for the end
 	Classified latency.Sample // the masks among them that classified a node
-	Tokens     int
+	Tokens     int            // tokens fed, each after its mask
+	Ends       int            // instances fed to their end, each end's mask taken
 	Wall       time.Duration
+
+	wantFirst bool      // the next timed mask is a schema's first
+	firstEnd  time.Time // when that mask ended
 }
 
 var datasetSuffix = regexp.MustCompile(`(---.*|_\d+)?\.json$`)
@@ -95,6 +109,19 @@ func Files(dir string, every int) ([]string, error) {
 // prepare lists the files to run, builds the Encoder, and builds the
 // vocabulary's shared index before anything is timed.
 func prepare(o Options) ([]string, *tokenizer.Encoder, error) {
+	files, enc, err := listFiles(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := mask.Compile(grammar.JSON(), o.Vocab, mask.Options{}); err != nil {
+		return nil, nil, err
+	}
+	return files, enc, nil
+}
+
+// listFiles lists the files to run and builds the Encoder, warming nothing
+// else.
+func listFiles(o Options) ([]string, *tokenizer.Encoder, error) {
 	files, err := Files(o.Dir, o.Every)
 	if err != nil {
 		return nil, nil, err
@@ -104,9 +131,6 @@ func prepare(o Options) ([]string, *tokenizer.Encoder, error) {
 	}
 	enc, err := o.Vocab.Encoder()
 	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := mask.Compile(grammar.JSON(), o.Vocab, mask.Options{}); err != nil {
 		return nil, nil, err
 	}
 	return files, enc, nil
@@ -121,22 +145,17 @@ func Run(o Options) (*Report, error) {
 	r := &Report{}
 	start := time.Now()
 	bm := mask.NewBitmask(1, o.Vocab.Size())
+	compile := func(schema []byte) (*mask.Compiled, error) {
+		g, _, err := jsonschema.Compile(schema, o.Schema)
+		if err != nil {
+			return nil, err
+		}
+		return mask.Compile(g, o.Vocab, mask.Options{})
+	}
 	for i, f := range files {
-		res := runFile(f, o, enc, bm, r)
+		res := runFile(f, o, enc, bm, r, compile, true)
 		r.Schemas = append(r.Schemas, res)
-		if o.Log != nil && !res.Passed {
-			msg := res.CompileErr
-			if msg == "" {
-				msg = res.Failure
-			}
-			fmt.Fprintf(o.Log, "FAIL %s: %s\n", filepath.Base(f), oneLine(msg, 300))
-		}
-		if o.Log != nil && (i+1)%500 == 0 {
-			fmt.Fprintf(o.Log, "... %d/%d files, %v\n", i+1, len(files), time.Since(start).Round(time.Second))
-		}
-		if o.Progress != nil {
-			o.Progress(i+1, len(files))
-		}
+		r.logFile(o, i, len(files), start, res)
 	}
 	r.Wall = time.Since(start)
 	return r, nil
@@ -150,7 +169,45 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r *Report) (res SchemaResult) {
+// compileFunc turns a schema into a compiled grammar, returning once the
+// grammar is ready to mask.
+type compileFunc func(schema []byte) (*mask.Compiled, error)
+
+// instance is one test instance of a MaskBench file, serialized compactly
+// in document order and tokenized with the Encoder.
+type instance struct {
+	valid bool
+	text  string
+	ids   []int
+	err   error // the data is not JSON
+}
+
+// readFile reads a MaskBench file: its schema and its test instances.
+func readFile(file string, enc *tokenizer.Encoder) ([]byte, []instance, error) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc := gjson.ParseBytes(raw)
+	var tests []instance
+	for _, tc := range doc.Get("tests").Array() {
+		x := instance{valid: tc.Get("valid").Bool()}
+		var buf bytes.Buffer
+		if x.err = json.Compact(&buf, []byte(tc.Get("data").Raw)); x.err == nil {
+			x.text = buf.String()
+			x.ids = enc.Encode(x.text)
+		}
+		tests = append(tests, x)
+	}
+	return []byte(doc.Get("schema").Raw), tests, nil
+}
+
+// runFile compiles file's schema with compile and feeds it every test
+// instance, tokenized before the compile starts. With probe, FirstMask is a
+// first mask timed on a matcher of its own after the compile (Run's);
+// without, it runs from the moment compile returned to the end of the first
+// instance's first mask, which is also one of the masks fed.
+func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r *Report, compile compileFunc, probe bool) (res SchemaResult) {
 	res = SchemaResult{File: file, Dataset: Dataset(file)}
 	defer func() {
 		// A panic is a bug in rein; it fails this schema, not the run.
@@ -163,20 +220,16 @@ func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r
 			}
 		}
 	}()
-	raw, err := os.ReadFile(file)
+	schema, tests, err := readFile(file, enc)
 	if err != nil {
 		res.CompileErr = err.Error()
 		return res
 	}
-	doc := gjson.ParseBytes(raw)
 	t0 := time.Now()
-	g, _, err := jsonschema.Compile([]byte(doc.Get("schema").Raw), o.Schema)
-	var c *mask.Compiled
-	if err == nil {
-		c, err = mask.Compile(g, o.Vocab, mask.Options{})
-	}
-	res.CompileTime = time.Since(t0)
-	if err == nil {
+	c, err := compile(schema)
+	ready := time.Now()
+	res.CompileTime = ready.Sub(t0)
+	if err == nil && probe {
 		t1 := time.Now()
 		err = c.NewMatcher().FillBitmask(bm, 0)
 		res.FirstMask = time.Since(t1)
@@ -185,23 +238,22 @@ func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r
 		res.CompileErr = err.Error()
 		return res
 	}
+	r.firstEnd, r.wantFirst = time.Time{}, !probe
+	defer func() { r.wantFirst = false }()
 	m := c.NewMatcher()
-	for k, tc := range doc.Get("tests").Array() {
-		valid := tc.Get("valid").Bool()
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, []byte(tc.Get("data").Raw)); err != nil {
-			res.Failure = fmt.Sprintf("test %d: %v", k, err)
+	for k, tc := range tests {
+		if tc.err != nil {
+			res.Failure = fmt.Sprintf("test %d: %v", k, tc.err)
 			continue
 		}
-		ids := enc.Encode(buf.String())
 		m.Reset()
-		accepted, why := feed(m, ids, bm, o.Vocab, r)
-		if valid {
+		accepted, why := feed(m, tc.ids, bm, o.Vocab, r)
+		if tc.valid {
 			res.Valid++
 			if accepted {
 				res.ValidPassed++
 			} else if res.Failure == "" {
-				res.Failure = fmt.Sprintf("valid test %d refused: %s in %s", k, why, oneLine(buf.String(), 200))
+				res.Failure = fmt.Sprintf("valid test %d refused: %s in %s", k, why, oneLine(tc.text, 200))
 			}
 		} else {
 			res.Invalid++
@@ -210,10 +262,13 @@ func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r
 			} else {
 				res.InvalidAccepted++
 				if res.Failure == "" {
-					res.Failure = fmt.Sprintf("invalid test %d accepted: %s", k, oneLine(buf.String(), 200))
+					res.Failure = fmt.Sprintf("invalid test %d accepted: %s", k, oneLine(tc.text, 200))
 				}
 			}
 		}
+	}
+	if !probe && !r.firstEnd.IsZero() {
+		res.FirstMask = r.firstEnd.Sub(ready)
 	}
 	res.Passed = res.ValidPassed == res.Valid && res.InvalidPassed == res.Invalid
 	return res
@@ -240,6 +295,7 @@ func feed(m *mask.Matcher, ids []int, bm *mask.Bitmask, voc *tokenizer.Vocab, r 
 	if err := r.timeMask(m, bm); err != nil {
 		return false, err.Error()
 	}
+	r.Ends++
 	for _, s := range voc.StopTokens() {
 		if bm.Allowed(0, s) {
 			return true, ""
@@ -273,8 +329,12 @@ func (r *Report) timeMask(m *mask.Matcher, bm *mask.Bitmask) error {
 	n := mask.Classifications()
 	t := time.Now()
 	err := m.FillBitmask(bm, 0)
-	d := time.Since(t)
+	end := time.Now()
+	d := end.Sub(t)
 	r.Masks.Add(d)
+	if r.wantFirst {
+		r.firstEnd, r.wantFirst = end, false
+	}
 	if mask.Classifications() != n {
 		r.Classified.Add(d)
 	}

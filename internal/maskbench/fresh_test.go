@@ -1,0 +1,124 @@
+package maskbench_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein/internal/datadir"
+	"github.com/reinlm/rein/internal/maskbench"
+	"github.com/reinlm/rein/internal/vocabtest"
+	"github.com/reinlm/rein/mask"
+)
+
+// sampleDir is the committed MaskBench sample, whatever else is present.
+func sampleDir() string { return filepath.Join(datadir.Root(), "testdata", "maskbench-sample") }
+
+// TestRunFresh runs a few sample schemas through the fresh-process line, one
+// process and per schema, and checks it against Run: the same schemas pass,
+// the same tokens and masks are fed (a mask per token, and one for the end
+// of each instance that got there), and every compiled schema has its
+// compile and first-mask timings.
+func TestRunFresh(t *testing.T) {
+	voc := vocabtest.Load(t, "llama3")
+	opts := maskbench.Options{Dir: sampleDir(), Vocab: voc, Every: 7, Limit: 12}
+	plain, err := maskbench.Run(opts)
+	require.NoError(t, err)
+	require.Len(t, plain.Schemas, 12)
+	for _, perSchema := range []bool{false, true} {
+		t.Run(map[bool]string{false: "process", true: "per-schema"}[perSchema], func(t *testing.T) {
+			o := opts
+			o.PerSchemaFresh = perSchema
+			rep, err := maskbench.RunFresh(o)
+			require.NoError(t, err)
+			require.Len(t, rep.Schemas, len(plain.Schemas))
+			assert.Equal(t, plain.Passed(), rep.Passed())
+			compiled, accepted, instances := 0, 0, 0
+			for i, s := range rep.Schemas {
+				p := plain.Schemas[i]
+				assert.Equal(t, p.Passed, s.Passed, s.File)
+				assert.Equal(t, p.CompileErr == "", s.CompileErr == "", s.File)
+				assert.Equal(t, p.ValidPassed, s.ValidPassed, s.File)
+				assert.Equal(t, p.InvalidPassed, s.InvalidPassed, s.File)
+				if s.CompileErr == "" {
+					compiled++
+					assert.Positive(t, s.FirstMask, s.File)
+				}
+				accepted += s.ValidPassed + s.InvalidAccepted
+				instances += s.Valid + s.Invalid
+			}
+			assert.Equal(t, plain.Tokens, rep.Tokens)
+			assert.Equal(t, plain.Masks.Len(), rep.Masks.Len())
+			assert.Equal(t, plain.Ends, rep.Ends)
+			assert.Equal(t, rep.Tokens+rep.Ends, rep.Masks.Len(), "a mask per token and per end")
+			assert.GreaterOrEqual(t, rep.Ends, accepted, "every accepted instance took its end's mask")
+			assert.LessOrEqual(t, rep.Ends, instances)
+			assert.Equal(t, compiled, rep.Compile.Len())
+			assert.Equal(t, compiled, rep.FirstMask.Len())
+			assert.Positive(t, rep.GrammarBytes)
+			assert.Positive(t, rep.SharedIndexBytes)
+			if _, err := os.Stat("/proc/self/status"); err == nil {
+				assert.Positive(t, rep.PeakRSS)
+			}
+			assert.Equal(t, perSchema, rep.PerSchema)
+			assert.Contains(t, rep.Summary(), map[bool]string{false: "fresh: ", true: "fresh per schema: "}[perSchema])
+			t.Log(rep.Summary())
+		})
+	}
+}
+
+// TestRunFreshBatch decodes, in batches smaller than the sequences so that
+// there are several, the valid instances of sample schemas whose valid
+// instances Run accepts: the batch runner must accept every one of them.
+func TestRunFreshBatch(t *testing.T) {
+	voc := vocabtest.Load(t, "llama3")
+	plain, err := maskbench.Run(maskbench.Options{Dir: sampleDir(), Vocab: voc, Every: 11, Limit: 10})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	valid := 0
+	for _, s := range plain.Schemas {
+		if s.CompileErr != "" || s.ValidPassed != s.Valid || s.Valid == 0 {
+			continue
+		}
+		raw, err := os.ReadFile(s.File)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.Base(s.File)), raw, 0o644))
+		valid += s.Valid
+	}
+	require.Greater(t, valid, 8, "valid instances of the schemas Run passes")
+	tests := []struct{ size, workers int }{{8, 2}, {64, 2}, {5, 1}}
+	for _, tt := range tests {
+		mask.ResetSharedIndex(voc)
+		rep, err := maskbench.RunFreshBatch(maskbench.Options{Dir: dir, Vocab: voc}, tt.size, tt.workers)
+		require.NoError(t, err)
+		assert.Equal(t, valid, rep.Sequences, "%+v", tt)
+		assert.Equal(t, valid, rep.Accepted, "%+v: %v", tt, rep.Failures)
+		assert.Zero(t, rep.Refused, tt)
+		assert.Zero(t, rep.CompileFailed, tt)
+		assert.Empty(t, rep.Failures, tt)
+		assert.Equal(t, (valid+tt.size-1)/tt.size, rep.Batches, tt)
+		assert.Equal(t, rep.Steps, rep.Step.Len(), tt)
+		assert.Equal(t, valid, rep.Compile.Len(), tt)
+		t.Log(rep.Summary())
+	}
+}
+
+// TestRunFreshBatchRefuses feeds the batch runner a schema whose valid
+// instances do not match it: each must be counted refused, not accepted,
+// and the run must go on.
+func TestRunFreshBatchRefuses(t *testing.T) {
+	voc := vocabtest.Load(t, "llama3")
+	dir := t.TempDir()
+	doc := `{"schema": {"type": "integer"}, "tests": [
+		{"data": "text", "valid": true}, {"data": 12, "valid": true}, {"data": [1], "valid": true}, {"data": 1.5, "valid": false}]}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Handwritten---int.json"), []byte(doc), 0o644))
+	rep, err := maskbench.RunFreshBatch(maskbench.Options{Dir: dir, Vocab: voc}, 2, 2)
+	require.NoError(t, err)
+	assert.Equal(t, 3, rep.Sequences)
+	assert.Equal(t, 1, rep.Accepted)
+	assert.Equal(t, 2, rep.Refused)
+	assert.Len(t, rep.Failures, 2)
+}

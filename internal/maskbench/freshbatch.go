@@ -1,0 +1,223 @@
+package maskbench
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/reinlm/rein"
+	"github.com/reinlm/rein/internal/latency"
+	"github.com/reinlm/rein/mask"
+)
+
+// BatchReport is the outcome of RunFreshBatch.
+type BatchReport struct {
+	Size, Workers int // sequences per batch, BatchFiller workers
+	Sequences     int // valid instances decoded
+	Accepted      int // sequences whose every token and end the masks allowed
+	Refused       int // sequences a mask refused (a token, the end), or whose row failed
+	CompileFailed int // sequences whose schema did not compile
+	Failures      []string
+
+	Batches, Steps int
+	Rows           int            // rows filled, over all steps
+	Step           latency.Sample // one BatchFiller.Fill of a step's ready rows
+	// Compile runs, for each sequence, from its CompileAsync to the first
+	// step that found its handle Ready.
+	Compile latency.Sample
+	PeakRSS int64 // the process's peak resident memory in bytes (VmHWM); -1 where unknown
+	Wall    time.Duration
+}
+
+// maxFailures bounds the failures a BatchReport keeps.
+const maxFailures = 20
+
+// sequence is one valid instance of one schema, decoded in a batch.
+type sequence struct {
+	file   string
+	schema []byte
+	ids    []int
+
+	h     *rein.Handle
+	asked time.Time // when the compile was asked for
+	m     *mask.Matcher
+	pos   int // tokens accepted
+	done  bool
+}
+
+// RunFreshBatch decodes the valid instances of the MaskBench files as an
+// engine's scheduler would in a fresh process: sequences in file order, size
+// at a time. When a batch is formed, each sequence's schema is compiled with
+// CompileAsync on a Compiler with one worker (identical schemas join one
+// compile, or hit its cache); a sequence sits out the steps until its handle
+// is Ready. Each step fills the rows of the ready, unfinished sequences with
+// a BatchFiller of workers goroutines, timed as one figure, then gives each
+// sequence its next token, checking that its mask allowed it, or, after its
+// last token, that its mask allowed the end. The next batch starts when
+// every sequence of this one is done.
+func RunFreshBatch(o Options, size, workers int) (*BatchReport, error) {
+	if size < 1 || workers < 1 {
+		return nil, fmt.Errorf("maskbench: batch size %d and workers %d must be positive", size, workers)
+	}
+	files, enc, err := listFiles(o)
+	if err != nil {
+		return nil, err
+	}
+	var seqs []*sequence
+	for _, f := range files {
+		schema, tests, err := readFile(f, enc)
+		if err != nil {
+			return nil, err
+		}
+		for _, tc := range tests {
+			if tc.valid && tc.err == nil {
+				seqs = append(seqs, &sequence{file: f, schema: schema, ids: tc.ids})
+			}
+		}
+	}
+	c, err := rein.NewCompiler(o.Vocab, rein.CompilerOptions{Workers: 1})
+	if err != nil {
+		return nil, err
+	}
+	filler := mask.NewBatchFiller(workers)
+	defer filler.Close()
+	r := &BatchReport{Size: size, Workers: workers, Sequences: len(seqs)}
+	start := time.Now()
+	bm := mask.NewBitmask(size, o.Vocab.Size())
+	for i := 0; i < len(seqs); i += size {
+		if err := r.runBatch(o, c, filler, bm, seqs[i:min(i+size, len(seqs))]); err != nil {
+			return nil, err
+		}
+		if o.Progress != nil {
+			o.Progress(min(i+size, len(seqs)), len(seqs))
+		}
+	}
+	r.Wall = time.Since(start)
+	r.PeakRSS = peakRSS()
+	return r, nil
+}
+
+// runBatch decodes one batch to the end; sequence i owns row i of bm. It
+// fails only when a Fill call itself is refused, a bug in the runner.
+func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFiller, bm *mask.Bitmask, batch []*sequence) error {
+	for _, s := range batch {
+		s.asked = time.Now()
+		s.h = c.CompileAsync(context.Background(), rein.Spec{Kind: rein.KindJSONSchema, Source: string(s.schema), Schema: o.Schema})
+	}
+	r.Batches++
+	var (
+		matchers []*mask.Matcher
+		rows     []int
+		errs     []error
+		live     []*sequence
+	)
+	for left := len(batch); left > 0; {
+		matchers, rows, live = matchers[:0], rows[:0], live[:0]
+		for i, s := range batch {
+			if s.done {
+				continue
+			}
+			if s.m == nil {
+				if !s.h.Ready() {
+					continue
+				}
+				r.Compile.Add(time.Since(s.asked))
+				if err := s.h.Err(); err != nil {
+					r.CompileFailed++
+					r.fail(s, "compile: "+err.Error())
+					s.done = true
+					left--
+					continue
+				}
+				s.m = s.h.Compiled().NewMatcher()
+			}
+			matchers, rows, live = append(matchers, s.m), append(rows, i), append(live, s)
+		}
+		if len(live) == 0 {
+			runtime.Gosched() // every unfinished sequence waits for its compile
+			continue
+		}
+		errs = slices.Grow(errs[:0], len(live))[:len(live)]
+		t := time.Now()
+		// An error with no row's error is the call's: the runner's bug.
+		if err := filler.Fill(matchers, bm, rows, errs); err != nil && !slices.ContainsFunc(errs, isErr) {
+			return err
+		}
+		r.Step.Add(time.Since(t))
+		r.Steps++
+		r.Rows += len(live)
+		for k, s := range live {
+			if r.step(o, s, bm, rows[k], errs[k]) {
+				s.done = true
+				left--
+			}
+		}
+	}
+	return nil
+}
+
+// isErr reports whether err is not nil.
+func isErr(err error) bool { return err != nil }
+
+// step checks s's freshly filled row and gives s its next token, and
+// reports whether s is done: accepted, or failed.
+func (r *BatchReport) step(o Options, s *sequence, bm *mask.Bitmask, row int, rowErr error) (done bool) {
+	defer func() {
+		// A panic is a bug in rein; it fails this sequence, not the run.
+		if p := recover(); p != nil {
+			r.Refused++
+			r.fail(s, fmt.Sprintf("panic: %v", p))
+			done = true
+		}
+	}()
+	if rowErr != nil {
+		r.Refused++
+		r.fail(s, rowErr.Error())
+		return true
+	}
+	if s.pos == len(s.ids) {
+		for _, stop := range o.Vocab.StopTokens() {
+			if bm.Allowed(row, stop) {
+				r.Accepted++
+				return true
+			}
+		}
+		r.Refused++
+		r.fail(s, "end refused")
+		return true
+	}
+	id := s.ids[s.pos]
+	if !bm.Allowed(row, id) {
+		r.Refused++
+		r.fail(s, fmt.Sprintf("token %d %q refused at token %d", id, o.Vocab.Bytes(id), s.pos))
+		return true
+	}
+	if !s.m.AcceptToken(id) {
+		r.Refused++
+		r.fail(s, fmt.Sprintf("mask allowed token %d %q but AcceptToken refused it", id, o.Vocab.Bytes(id)))
+		return true
+	}
+	s.pos++
+	return false
+}
+
+// fail records s's failure, keeping the first maxFailures.
+func (r *BatchReport) fail(s *sequence, why string) {
+	if len(r.Failures) < maxFailures {
+		r.Failures = append(r.Failures, filepath.Base(s.file)+": "+oneLine(why, 300))
+	}
+}
+
+// Summary is one line: "fresh batch:", the batch shape, the sequences'
+// outcomes, the steps' count and percentiles, the rows per step,
+// compile-to-Ready p50, p99 and max, and peak RSS.
+func (r *BatchReport) Summary() string {
+	return fmt.Sprintf("fresh batch %d x %d workers: %d sequences, accepted %d, refused %d, compile failed %d; "+
+		"%d steps (%.1f rows/step) %s; compile-to-Ready p50 %s p99 %s max %s; peak RSS %s",
+		r.Size, r.Workers, r.Sequences, r.Accepted, r.Refused, r.CompileFailed,
+		r.Steps, float64(r.Rows)/float64(max(r.Steps, 1)), r.Step.String(),
+		ms(r.Compile.Quantile(0.5)), ms(r.Compile.Quantile(0.99)), ms(r.Compile.Max()), mib(r.PeakRSS))
+}
