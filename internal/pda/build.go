@@ -467,6 +467,7 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim grammar.Limits) 
 	for k, r := range reach {
 		d := dfas[r]
 		copy(p.classes[256*k:], d.Classes[:])
+		p.classRuns = append(p.classRuns, runsOf(d.Classes[:]))
 		p.nclasses = append(p.nclasses, int32(d.NumClasses))
 		p.Rules = append(p.Rules, RuleInfo{Name: g.Rules[r].Name, MaxTokens: g.Rules[r].MaxTokens, Start: first[r] + d.Start, NumNodes: int32(d.NumStates()), FirstNode: first[r]})
 		p.budgets = p.budgets || g.Rules[r].MaxTokens > 0
@@ -507,5 +508,6 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim grammar.Limits) 
 		}
 	}
 	p.Root = p.Rules[0].Start
+	p.memBytes = p.computeMemoryBytes()
 	return p, nil
 }

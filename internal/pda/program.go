@@ -23,11 +23,12 @@ type Program struct {
 	Root      int32 // the root rule's start node
 	numNodes  int32
 	nodeRule  []int32
-	base      []int32 // node -> offset of its row in trans
-	classOff  []int32 // node -> offset of its rule's byte-class table in classes
-	classes   []uint8 // 256 entries per rule
-	nclasses  []int32 // byte classes per rule
-	trans     []int32 // rows of NumClasses targets (global node ids, -1 dead)
+	base      []int32      // node -> offset of its row in trans
+	classOff  []int32      // node -> offset of its rule's byte-class table in classes
+	classes   []uint8      // 256 entries per rule
+	nclasses  []int32      // byte classes per rule
+	classRuns [][]classRun // per rule: its class table as runs of bytes with one class
+	trans     []int32      // rows of NumClasses targets (global node ids, -1 dead)
 	final     []bool
 	hasBytes  []bool
 	calls     [][]Call
@@ -39,6 +40,7 @@ type Program struct {
 	lim       grammar.Limits // what it was compiled with, defaults filled in
 	hasTokens bool           // some rule has a token terminal
 	budgets   bool           // some rule has a token budget
+	memBytes  int            // MemoryBytes
 }
 
 // RuleInfo describes one compiled rule.
@@ -82,11 +84,55 @@ func (p *Program) HasBytes(n int32) bool { return p.hasBytes[n] }
 // the program's and must not be modified.
 func (p *Program) FirstBytes(n int32) *byteset.Set { return &p.firstByte[n] }
 
-// MemoryBytes estimates the memory the program's tables take.
-func (p *Program) MemoryBytes() int {
+// MemoryBytes estimates the memory the program's tables take. It is
+// computed once, when the program is built: a cache measures its entries
+// often.
+func (p *Program) MemoryBytes() int { return p.memBytes }
+
+// classRun is a run of consecutive bytes, lo to hi, in one byte class.
+type classRun struct {
+	lo, hi byte
+	class  uint8
+}
+
+// runsOf returns the class table cls as runs.
+func runsOf(cls []uint8) []classRun {
+	var runs []classRun
+	for b := 0; b < 256; {
+		e := b
+		for e+1 < 256 && cls[e+1] == cls[b] {
+			e++
+		}
+		runs = append(runs, classRun{byte(b), byte(e), cls[b]})
+		b = e + 1
+	}
+	return runs
+}
+
+func (p *Program) computeMemoryBytes() int {
 	n := len(p.nodeRule)*(4*3+2+32) + len(p.classes) + 4*len(p.trans)
+	for _, r := range p.classRuns {
+		n += 24 + 3*len(r)
+	}
 	for _, c := range p.calls {
 		n += 24 + 12*len(c)
 	}
 	return n
+}
+
+// Neighbors calls fn with every node one step from n: its byte successors,
+// the start nodes of the rules it calls and those calls' return nodes
+// (possibly more than once each).
+func (p *Program) Neighbors(n int32, fn func(m int32)) {
+	if p.hasBytes[n] {
+		for _, t := range p.trans[p.base[n] : p.base[n]+p.nclasses[p.nodeRule[n]]] {
+			if t >= 0 {
+				fn(t)
+			}
+		}
+	}
+	for _, c := range p.calls[n] {
+		fn(c.Start)
+		fn(c.Return)
+	}
 }

@@ -69,20 +69,23 @@ func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte
 			dst = append(dst, flags)
 			if p.hasBytes[x] {
 				// Transitions as runs of equal targets over the 256 bytes.
+				// Runs of the rule's class table, merged where the
+				// targets agree: the same runs a walk over the 256 bytes
+				// would find, in far fewer steps.
 				row := p.trans[p.base[x]:]
-				cls := p.classes[p.classOff[x] : p.classOff[x]+256]
-				for lo := 0; lo < 256; {
-					t := row[cls[lo]]
-					hi := lo
-					for hi+1 < 256 && row[cls[hi+1]] == t {
-						hi++
+				runs := p.classRuns[p.nodeRule[x]]
+				for i := 0; i < len(runs); {
+					t := row[runs[i].class]
+					j := i
+					for j+1 < len(runs) && row[runs[j+1].class] == t {
+						j++
 					}
 					if t >= 0 {
 						id := reach(t, d+1)
-						dst = append(dst, byte(lo), byte(hi))
+						dst = append(dst, runs[i].lo, runs[j].hi)
 						dst = binary.AppendUvarint(dst, uint64(id))
 					}
-					lo = hi + 1
+					i = j + 1
 				}
 			}
 			dst = append(dst, 0xff, 0x00) // end of runs: no run goes from 255 down to 0

@@ -276,3 +276,16 @@ func (s *State) closure(n, f int32) {
 		s.canEnd[len(s.canEnd)-1] = true
 	}
 }
+
+// ReturnNode returns the node frame f continues with once the rule on top
+// of it ends (for a join, its first member's), or -1 for the bottom.
+func (s *State) ReturnNode(f int32) int32 {
+	for f >= 0 {
+		fr := s.frames[f]
+		if fr.ret != joinRet {
+			return fr.ret
+		}
+		f = s.joinMembers(fr)[0]
+	}
+	return -1
+}
