@@ -52,6 +52,9 @@ func (s *ASCII) Has(b byte) bool { return b < 0x80 && s[b>>6&1]&(1<<(b&63)) != 0
 // Add puts b, which must be below 128, in the set.
 func (s *ASCII) Add(b byte) { s[b>>6&1] |= 1 << (b & 63) }
 
+// Remove takes b, which must be below 128, out of the set.
+func (s *ASCII) Remove(b byte) { s[b>>6&1] &^= 1 << (b & 63) }
+
 // Union adds every byte of o to the set.
 func (s *ASCII) Union(o *ASCII) {
 	s[0] |= o[0]

@@ -103,6 +103,15 @@ func TestASCIIMatchesBoolArray(t *testing.T) {
 					t.Fatalf("Union misses %d", c)
 				}
 			}
+			d := u
+			for _, c := range tt.b {
+				d.Remove(c)
+			}
+			for c := range 128 {
+				if d.Has(byte(c)) != (want[c] && !other[c]) {
+					t.Fatalf("Remove: Has(%d) = %v", c, d.Has(byte(c)))
+				}
+			}
 		})
 	}
 }

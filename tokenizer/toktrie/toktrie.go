@@ -28,6 +28,7 @@ type Trie struct {
 	nodes []Rest // per node, its Rest with its end: one record, so that a subtree test (Rest, then End) reads one cache line
 
 	prefixTables
+	sums summaries // per token, its bytes in short (see Containing)
 }
 
 // sorted is a list of byte strings in increasing order: entry i is
@@ -113,6 +114,7 @@ func (t *Trie) FirstByteCount(b byte) int { return int(t.firstCount[b]) }
 // SizeBytes is the memory the trie holds, in bytes.
 func (t *Trie) SizeBytes() int {
 	return cap(t.all.data) + cap(t.long.data) + len(t.byPair) + int(unsafe.Sizeof(Rest{}))*cap(t.nodes) +
+		t.sums.sizeBytes() +
 		4*(cap(t.ids)+cap(t.all.off)+cap(t.lcp)+cap(t.base)+cap(t.long.off)+cap(t.pairStart)) +
 		4*len(t.firstCount) + len(t.byByte)
 }

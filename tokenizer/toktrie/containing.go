@@ -1,0 +1,138 @@
+package toktrie
+
+import (
+	"iter"
+	"math"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/reinlm/rein/internal/byteset"
+)
+
+// tokenBytes summarizes one token's bytes: its ASCII bytes, whether it has
+// others, whether it is whole, valid UTF-8, and its length in characters
+// (in bytes where it is not valid UTF-8).
+type tokenBytes struct {
+	ascii    byteset.ASCII
+	nonASCII bool
+	valid    bool
+	chars    uint16
+}
+
+// summaries holds a trie's tokenBytes by sorted position, built on first use.
+type summaries struct {
+	once   sync.Once
+	s      atomic.Pointer[[]tokenBytes]
+	counts [256]int32 // tokens with each byte
+	inside [256]int32 // tokens with each byte after their first
+}
+
+// sizeBytes is the memory the summaries hold once built.
+func (s *summaries) sizeBytes() int {
+	if p := s.s.Load(); p != nil {
+		return int(unsafe.Sizeof(tokenBytes{})) * cap(*p)
+	}
+	return 0
+}
+
+func (t *Trie) summaries() []tokenBytes {
+	t.sums.once.Do(func() {
+		s := make([]tokenBytes, len(t.ids))
+		var seen [256]int32 // the last token counted for each byte, +1
+		for i := range s {
+			tok := t.all.at(i)
+			x := &s[i]
+			var seenInside [256]bool
+			for k, b := range tok {
+				if seen[b] != int32(i+1) {
+					seen[b] = int32(i + 1)
+					t.sums.counts[b]++
+				}
+				if k > 0 && !seenInside[b] {
+					seenInside[b] = true
+					t.sums.inside[b]++
+				}
+				if b < utf8.RuneSelf {
+					x.ascii.Add(b)
+				} else {
+					x.nonASCII = true
+				}
+			}
+			x.valid = !x.nonASCII || utf8.Valid(tok)
+			x.chars = uint16(min(len(tok), math.MaxUint16))
+			if x.valid && x.nonASCII {
+				x.chars = uint16(min(utf8.RuneCount(tok), math.MaxUint16))
+			}
+		}
+		t.sums.s.Store(&s)
+	})
+	return *t.sums.s.Load()
+}
+
+// Containing returns, in increasing order, the sorted positions of the
+// tokens that have a byte of set somewhere, and, when wholeUTF8 is true,
+// also those whose bytes are not whole, valid UTF-8. A walk that knows
+// every other token is taken whole from some point on (the inside of a
+// string takes every token without a quote, a backslash or a control byte)
+// accepts a subtree at once but for the positions this lists in it, which
+// it walks one by one. The first call summarizes every token's bytes, for
+// one look at each byte of the vocabulary; later ones look at a summary per
+// token.
+func (t *Trie) Containing(set *byteset.Set, wholeUTF8 bool) []int32 {
+	ascii := byteset.ASCII{set[0], set[1]}
+	high := set[2]|set[3] != 0
+	var out []int32
+	for i, x := range t.summaries() {
+		hit := x.ascii[0]&ascii[0]|x.ascii[1]&ascii[1] != 0 ||
+			x.nonASCII && (wholeUTF8 && !x.valid || high && t.hasHigh(i, set))
+		if hit {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// hasHigh reports whether the token at position i has a byte from 128 up
+// that is in set.
+func (t *Trie) hasHigh(i int, set *byteset.Set) bool {
+	for _, b := range t.all.at(i) {
+		if b >= utf8.RuneSelf && set.Has(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// WithByte is the number of tokens that have byte b: no set of tokens with
+// a byte of some set is smaller than its largest WithByte.
+func (t *Trie) WithByte(b byte) int {
+	t.summaries()
+	return int(t.sums.counts[b])
+}
+
+// WithByteInside is the number of tokens that have byte b after their
+// first byte.
+func (t *Trie) WithByteInside(b byte) int {
+	t.summaries()
+	return int(t.sums.inside[b])
+}
+
+// AtMostChars yields, in increasing order, the sorted positions of the
+// tokens of at most n characters (counted in bytes where a token is not
+// whole, valid UTF-8); MoreChars yields the others.
+func (t *Trie) AtMostChars(n int) iter.Seq[int] { return t.byChars(n, true) }
+
+// MoreChars yields the sorted positions AtMostChars leaves out.
+func (t *Trie) MoreChars(n int) iter.Seq[int] { return t.byChars(n, false) }
+
+func (t *Trie) byChars(n int, atMost bool) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i, x := range t.summaries() {
+			if (int(x.chars) <= n) == atMost && !yield(i) {
+				return
+			}
+		}
+	}
+}
