@@ -82,6 +82,7 @@ func (c *Compiler) CompileAsync(ctx context.Context, spec Spec) *Handle {
 			c.stats.FailedHits++
 		}
 		c.stats.Evictions += c.cache.evict()
+		c.warm(key, e.res.compiled)
 		return answered(ctx, e.res)
 	}
 	if ctx.Err() != nil {
@@ -122,6 +123,7 @@ func (c *Compiler) start(key string, spec Spec) *flight {
 // result.
 func (c *Compiler) run(f *flight) {
 	var res result
+	c.compiling.Add(1)
 	select {
 	case c.slots <- struct{}{}:
 		res = c.work(f)
@@ -129,6 +131,7 @@ func (c *Compiler) run(f *flight) {
 	case <-f.ctx.Done():
 		res = result{err: context.Cause(f.ctx)}
 	}
+	c.compiling.Add(-1)
 	if res.err != nil {
 		res.compiled = nil
 		res.err = fmt.Errorf("rein: compile %s: %w", f.spec.Kind, res.err)
@@ -179,6 +182,9 @@ func (c *Compiler) finish(f *flight, res result) {
 	if (res.err == nil || res.keep) && c.cache.budget > 0 {
 		c.cache.put(f.key, res)
 		c.stats.Evictions += c.cache.evict()
+	}
+	if res.err == nil {
+		c.warm(f.key, res.compiled)
 	}
 	stops := f.stops
 	f.stops = nil

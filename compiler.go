@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/reinlm/rein/grammar"
@@ -244,6 +245,14 @@ type CompilerOptions struct {
 	// context.Canceled or context.DeadlineExceeded (a loader's own
 	// deadline), which are taken as passing.
 	LoadRef func(ctx context.Context, uri string) ([]byte, error)
+	// WarmWorkers is the most goroutines that classify compiled grammars'
+	// nodes in the background (default 1; negative: none). Once a compile
+	// is Ready, and on every cache hit, its grammar is queued and its nodes
+	// are classified nearest to the start first, so that a request's first
+	// masks, which would otherwise classify the nodes they meet, find them
+	// done (see mask.Compiled.WarmNext). Warming yields to compiles, takes
+	// the newest grammar first, and never changes a mask.
+	WarmWorkers int
 }
 
 // DefaultCacheBytes is the cache budget when CompilerOptions.CacheBytes is 0.
@@ -292,10 +301,12 @@ type Compiler struct {
 	opts  CompilerOptions
 	slots chan struct{} // one token per running compile
 
-	mu       sync.Mutex
-	cache    lru
-	inflight map[string]*flight
-	stats    CompilerStats
+	mu        sync.Mutex
+	cache     lru
+	inflight  map[string]*flight
+	stats     CompilerStats
+	warmer    warmer
+	compiling atomic.Int32 // compiles running or waiting for a slot
 }
 
 // CompilerStats counts what a Compiler has done since it was made.
@@ -332,6 +343,10 @@ func NewCompiler(vocab *tokenizer.Vocab, opts CompilerOptions) (*Compiler, error
 		inflight: map[string]*flight{},
 	}
 	c.cache.budget = opts.CacheBytes
+	c.warmer.workers = opts.WarmWorkers
+	if opts.WarmWorkers == 0 {
+		c.warmer.workers = 1
+	}
 	if opts.CacheBytes > 0 {
 		c.cache.shared = func() int64 { return int64(mask.SharedIndexBytes(vocab)) }
 		mask.SetSharedIndexBudget(vocab, int(opts.CacheBytes/2))

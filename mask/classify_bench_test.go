@@ -19,6 +19,8 @@ import (
 // property name (every string but the declared names: it allows most of
 // the vocabulary and is unique to its object); "string" the inside of a
 // JSON string; "email" the start of an email address (format: email).
+// Each is classified as a grammar would and through the pushdown state
+// ("/stack", the reference).
 func BenchmarkClassify(b *testing.B) {
 	voc := indexVocab(vocabtest.Load(b, "llama3"))
 	stride := WordsPerRow(voc.size)
@@ -45,17 +47,19 @@ func BenchmarkClassify(b *testing.B) {
 		"email":  p.Next(start("properties-email"), '"'),
 	}
 	for _, name := range []string{"key", "string", "email", "key/stack", "string/stack"} {
-		n := nodes[strings.TrimSuffix(name, "/stack")]
-		run := classify
-		if strings.HasSuffix(name, "/stack") {
-			run = classifyStack
-		}
+		node, how, _ := strings.Cut(name, "/")
+		n := nodes[node]
+		st := pda.NewState(p)
 		b.Run(name, func(b *testing.B) {
-			st := pda.NewState(p)
 			var times latency.Sample
 			for b.Loop() {
 				t := time.Now()
-				run(p, voc, n, st, stride)
+				switch how {
+				case "":
+					classify(p, voc, n, st, stride)
+				case "stack":
+					classifyStack(p, voc, n, st, stride)
+				}
 				times.Add(time.Since(t))
 			}
 			times.Report(b, "cold-")

@@ -25,9 +25,12 @@ type Compiled struct {
 	tok    *tokenTerms // the token terminals' classes; nil without any
 
 	index   []atomic.Pointer[nodeIndex]
-	locks   [64]sync.Mutex
-	indexed atomic.Int64 // bytes held by the index
-	states  sync.Pool    // *pda.State scratch for classification
+	mu      sync.Mutex              // guards busy
+	busy    map[int32]chan struct{} // nodes being classified, closed when done
+	warm    warmOrder               // the order Warm classifies nodes in
+	indexed atomic.Int64            // bytes held by the index
+	stats   indexStats
+	states  sync.Pool // *pda.State scratch for classification
 }
 
 // Options tune Compile. The zero value is the default.
@@ -121,42 +124,126 @@ func (c *Compiled) VocabSize() int { return c.vocab.Size() }
 // between the grammars of a vocabulary are counted once, by
 // SharedIndexBytes.
 func (c *Compiled) MemoryBytes() int {
-	return c.prog.MemoryBytes() + 8*len(c.index) + int(c.indexed.Load()) + c.tok.memoryBytes()
+	return c.prog.MemoryBytes() + 8*len(c.index) + int(c.indexed.Load()) + c.tok.memoryBytes() + c.warm.memoryBytes()
 }
 
 // nodeIndex returns node n's classification, computing it on first use.
+// Only the goroutines that need node n itself wait while it is classified
+// (by a matcher or by Warm): the lock is held just to claim the node.
 func (c *Compiled) nodeIndex(n int32) *nodeIndex {
 	if x := c.index[n].Load(); x != nil {
 		return x
 	}
-	mu := &c.locks[n&63]
-	mu.Lock()
-	defer mu.Unlock()
+	return c.indexNode(n, false)
+}
+
+// indexNode is nodeIndex's slow path, for a matcher or for Warm (warm),
+// which the work is counted to.
+func (c *Compiled) indexNode(n int32, warm bool) *nodeIndex {
+	c.mu.Lock()
 	if x := c.index[n].Load(); x != nil {
+		c.mu.Unlock()
 		return x
 	}
-	// Nodes whose automata are alike, in this grammar or another one of
-	// the same vocabulary, share one classification: most JSON Schemas
-	// have the same string, number and whitespace rules.
-	shape, shareable := c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape)
+	if done, ok := c.busy[n]; ok {
+		// Another goroutine is classifying n: its result is what this one
+		// would compute, and it has a head start.
+		c.mu.Unlock()
+		<-done
+		if x := c.index[n].Load(); x != nil {
+			return x
+		}
+		return c.indexNode(n, warm) // it panicked: try again here
+	}
+	done := make(chan struct{})
+	if c.busy == nil {
+		c.busy = map[int32]chan struct{}{}
+	}
+	c.busy[n] = done
+	c.mu.Unlock()
+	var x *nodeIndex
+	defer func() {
+		// Also on a panic, which goes on up to the caller's recover: the
+		// waiters must not hang.
+		c.mu.Lock()
+		if x != nil {
+			c.index[n].Store(x)
+		}
+		delete(c.busy, n)
+		if len(c.busy) == 0 {
+			c.busy = nil // an idle grammar holds no map
+		}
+		c.mu.Unlock()
+		close(done)
+	}()
+	x = c.computeIndex(n, warm)
+	return x
+}
+
+// computeIndex classifies node n, or takes the classification another grammar
+// of the vocabulary made for a node of the same shape.
+func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
+	// Wide nodes whose automata are alike, in this grammar or another one
+	// of the same vocabulary, share one classification: most JSON Schemas
+	// have the same string and number rules.
+	// Only wide nodes are worth it: a narrow one costs about as much to
+	// classify as to describe.
+	var shape []byte
+	shareable := false
+	if isWide(c.prog, c.voc, n) {
+		shape, shareable = c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape)
+	}
 	x := c.voc.shared.get(shape, shareable)
 	shared := x != nil
 	if x == nil {
 		st := c.states.Get().(*pda.State)
-		x = classify(c.prog, c.voc, n, st, c.stride)
+		var work int
+		x, work = classify(c.prog, c.voc, n, st, c.stride)
+		if warm {
+			c.stats.warmed.Add(1)
+			c.stats.warmWork.Add(int64(work))
+		} else {
+			c.stats.classified.Add(1)
+			c.stats.work.Add(int64(work))
+		}
 		classifications.Add(1)
 		c.states.Put(st)
 		if shareable {
 			x, shared = c.voc.shared.put(shape, x)
 		}
 	}
-	c.index[n].Store(x)
 	if !shared {
 		// A shared classification is charged once, to the vocabulary's
 		// cache (SharedIndexBytes), not to every grammar using it.
 		c.indexed.Add(int64(x.sizeBytes()))
 	}
 	return x
+}
+
+// indexStats counts the classifications made for a grammar.
+type indexStats struct {
+	classified, warmed atomic.Int64 // by matchers, by Warm
+	work, warmWork     atomic.Int64 // their work (see classify)
+}
+
+// IndexStats counts the node classifications of a grammar's token index:
+// how many nodes a matcher classified on its first visit (the decode path:
+// the mask waited for it), how many Warm classified ahead of the matchers,
+// and the work of each, in steps of the classification walk (trie
+// positions visited, bytes stepped and exits recorded). Nodes whose
+// classification was taken from another grammar of the vocabulary, and
+// nodes a matcher found classified or being classified, count in neither.
+type IndexStats struct {
+	Classified, Warmed int64
+	Work, WarmWork     int64
+}
+
+// IndexStats returns the grammar's classification counts so far.
+func (c *Compiled) IndexStats() IndexStats {
+	return IndexStats{
+		Classified: c.stats.classified.Load(), Warmed: c.stats.warmed.Load(),
+		Work: c.stats.work.Load(), WarmWork: c.stats.warmWork.Load(),
+	}
 }
 
 // classifications counts the node classifications made in this process.

@@ -35,8 +35,26 @@ type nodeIndex struct {
 	sufGroup []int32 // suffix i's tokens are sufToks[sufGroup[i]:sufGroup[i+1]]
 	sufSkip  []int32 // the first suffix after i that starts with another byte
 
+	// Uncertain tokens by whole subtrees: where every token with some
+	// prefix dies at the same byte after it could have left the rule (the
+	// tens of thousands of tokens " word" at a node where whitespace may
+	// end), the subtree is kept as one run of the sorted vocabulary, and
+	// its suffixes are walked at run time straight from the trie.
+	ranges []exitRange
+
 	err error // the classification failed (a step limit): masks here fail
 }
+
+// exitRange is a run of uncertain tokens: those at sorted positions lo to
+// hi-1, which share their first common bytes and leave the rule after at
+// of them (at < common).
+type exitRange struct {
+	lo, hi, at, common int32
+}
+
+// minExitRange is the smallest subtree of uncertain tokens kept as an
+// exitRange rather than token by token.
+const minExitRange = 4
 
 func (x *nodeIndex) numSuffixes() int { return len(x.sufGroup) - 1 }
 
@@ -44,7 +62,8 @@ func (x *nodeIndex) suffix(i int) []byte { return x.sufData[x.sufOff[i]:x.sufOff
 
 // sizeBytes is the memory the index takes.
 func (x *nodeIndex) sizeBytes() int {
-	return 4*(cap(x.dense)+cap(x.accepted)+cap(x.sufOff)+cap(x.sufLCP)+cap(x.sufToks)+cap(x.sufGroup)+cap(x.sufSkip)) + cap(x.sufData) + 176
+	return 4*(cap(x.dense)+cap(x.accepted)+cap(x.sufOff)+cap(x.sufLCP)+cap(x.sufToks)+cap(x.sufGroup)+cap(x.sufSkip)) + cap(x.sufData) +
+		16*cap(x.ranges) + 200
 }
 
 // exitEntry is one way an uncertain token can leave the rule: the token and
@@ -139,18 +158,28 @@ func radixExits(exits []exitEntry, keys []uint64, tmpE []exitEntry, tmpK []uint6
 	}
 }
 
-// classify classifies the sorted vocabulary from node n through a walkDFA,
-// or, for the rare node whose walk meets too many configurations, through
-// the pushdown state st.
-func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int) *nodeIndex {
+// classify classifies the sorted vocabulary from node n: a wide node from
+// the vocabulary's rows of tokens (classifyWide), others by a walk of the
+// trie through a walkDFA, and, for the rare node whose walk meets too many
+// configurations, through the pushdown state st. It also returns the work it took, in steps: trie
+// positions visited, bytes stepped and exits recorded (a count, so tests of
+// what classification costs on the decode path are exact).
+func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int) (*nodeIndex, int) {
 	a := walkPool.Get().(*walkDFA)
 	a.reset(p, n)
-	x, ok := a.classify(v, n, stride)
+	x, ok := a.classifyWide(v, n, stride)
+	work := a.work
+	if !ok {
+		x, ok = a.classify(v, n, stride)
+		work += a.work
+	}
 	walkPool.Put(a)
 	if !ok {
-		x = classifyStack(p, v, n, st, stride)
+		var w int
+		x, w = classifyStackWork(p, v, n, st, stride)
+		work += w
 	}
-	return x
+	return x, work
 }
 
 // classifyStack classifies the sorted vocabulary from node n by running
@@ -158,7 +187,14 @@ func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int)
 // previous token's shared prefix. It is the plain definition of a node's
 // classification: the fallback of classify and its reference in tests.
 func classifyStack(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int) *nodeIndex {
+	x, _ := classifyStackWork(p, v, n, st, stride)
+	return x
+}
+
+// classifyStackWork is classifyStack, also returning its work (see classify).
+func classifyStackWork(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int) (*nodeIndex, int) {
 	st.ResetAt(n)
+	work := 0
 	acc := make([]uint32, stride)
 	count := 0
 	var exits []exitEntry
@@ -173,6 +209,7 @@ func classifyStack(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride
 		}
 	}
 	for i := range ids {
+		work++
 		tok := v.Token(i)
 		if !first.Has(tok[0]) {
 			failAt = -1
@@ -187,6 +224,7 @@ func classifyStack(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride
 		failAt = -1
 		st.Rollback(min(l, st.Depth()))
 		for k := st.Depth(); k < len(tok); k++ {
+			work++
 			if !st.Advance(tok[k]) {
 				failAt = k
 				break
@@ -201,17 +239,18 @@ func classifyStack(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride
 		addExits(i, tok, failAt)
 	}
 	st.Rollback(0)
+	work += len(exits)
 	if err := st.Err(); err != nil {
-		return &nodeIndex{err: err}
+		return &nodeIndex{err: err}, work
 	}
-	return newNodeIndex(v, acc, count, exits, stride)
+	return newNodeIndex(v, acc, count, exits, nil, stride), work
 }
 
 // newNodeIndex builds a node's index from its accepted tokens, a row of
 // count bits, and its exits. It takes out the stop tokens of the trie,
 // which acc and exits may hold (their bytes were walked like any token's):
 // a stop token is allowed where the grammar can end, whatever its bytes.
-func newNodeIndex(v *vocabIndex, acc []uint32, count int, exits []exitEntry, stride int) *nodeIndex {
+func newNodeIndex(v *vocabIndex, acc []uint32, count int, exits []exitEntry, ranges []exitRange, stride int) *nodeIndex {
 	if len(v.trieStops) > 0 {
 		for _, id := range v.trieStops {
 			if acc[id>>5]&(1<<(uint32(id)&31)) != 0 {
@@ -222,6 +261,9 @@ func newNodeIndex(v *vocabIndex, acc []uint32, count int, exits []exitEntry, str
 		exits = slices.DeleteFunc(exits, func(e exitEntry) bool { return v.isStop(e.id) })
 	}
 	x := &nodeIndex{nAccepted: count}
+	if len(ranges) > 0 {
+		x.ranges = slices.Clone(ranges)
+	}
 	if count > stride {
 		// Denser than one id per word: a row of bits is smaller and faster.
 		x.dense = slices.Clone(acc)

@@ -3,7 +3,9 @@ package mask
 import (
 	"errors"
 	"fmt"
+	"slices"
 
+	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/internal/maskstate"
 	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/internal/recovered"
@@ -230,6 +232,10 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	}
 	c := m.c
 	m.st.ClearErr()
+	if tops := m.st.Tops(); len(tops) > 0 {
+		// Tell warming where this matcher is (see Compiled.WarmNext).
+		c.warm.setHint(tops[0].Node, m.st.ReturnNode(tops[0].Frame))
+	}
 	// The state holds one top per node (stacks meeting at a node are
 	// merged), so each node's accepted set is added once. The first dense
 	// row is copied rather than added to a cleared one: one pass over the
@@ -292,7 +298,7 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 // and a suffix taken whole allows every token that leaves the rule with it.
 func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32) {
 	ns := x.numSuffixes()
-	if ns == 0 {
+	if ns == 0 && len(x.ranges) == 0 {
 		return
 	}
 	st := m.st
@@ -300,10 +306,21 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32) {
 	if !st.PushReturn(f) {
 		return
 	}
+	// The bytes the caller takes first: a suffix starting with another byte
+	// is refused, with every suffix sharing that byte, without a step.
+	var first byteset.Set
+	for _, t := range st.Tops() {
+		first.Union(m.c.prog.FirstBytes(t.Node))
+	}
 	base := top + 1
 	failAt := -1 // the previous suffix died adding its byte failAt
 	for i := 0; i < ns; i++ {
 		l := int(x.sufLCP[i])
+		if l == 0 && !first.Has(x.sufData[x.sufOff[i]]) {
+			i = int(x.sufSkip[i]) - 1
+			failAt = -1
+			continue
+		}
 		if failAt >= 0 && l > failAt {
 			continue
 		}
@@ -327,7 +344,61 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32) {
 			}
 		}
 	}
+	for _, r := range x.ranges {
+		m.checkRange(out, r, base, &first)
+	}
 	st.Rollback(top)
+}
+
+// checkRange decides the uncertain tokens of r from the state st holds at
+// depth base (the caller's continuation): each token's suffix after r.at
+// bytes is run, reusing the walk of the previous token's shared prefix,
+// and a subtree whose suffixes die at a shared byte is skipped at once.
+func (m *Matcher) checkRange(out []uint32, r exitRange, base int, first *byteset.Set) {
+	tr := m.c.voc.Trie
+	ids := tr.IDs()
+	stops := m.c.voc.trieStops
+	st := m.st
+	at := int(r.at)
+	if !first.Has(tr.Token(int(r.lo))[at]) {
+		return // every suffix starts with this byte
+	}
+	st.Rollback(base)
+	failAt := -1 // the previous suffix died adding its byte failAt
+	for i := int(r.lo); i < int(r.hi); i++ {
+		tok := tr.Token(i)
+		l := 0
+		if i > int(r.lo) {
+			l = tr.LCP(i) - at
+		}
+		if failAt >= 0 && l > failAt {
+			continue
+		}
+		failAt = -1
+		st.Rollback(base + min(l, st.Depth()-base))
+		for k := st.Depth() - base; at+k < len(tok); k++ {
+			if !st.Advance(tok[at+k]) {
+				failAt = k
+				break
+			}
+		}
+		if failAt < 0 {
+			// A stop token among ordinary ones is allowed where the
+			// grammar may end, not by its bytes (see newNodeIndex).
+			if id := ids[i]; len(stops) == 0 || !slices.Contains(stops, id) {
+				out[id>>5] |= 1 << (uint32(id) & 31)
+			}
+			continue
+		}
+		d := at + failAt + 1 // every token with tok[:d] dies here
+		if d <= int(r.common) {
+			return
+		}
+		if d > tr.LCP(i) {
+			i = min(int(r.hi), tr.End(tr.Node(i, d))) - 1
+			failAt = -1
+		}
+	}
 }
 
 func orWords(dst, src []uint32) {

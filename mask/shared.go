@@ -34,7 +34,8 @@ func SetSharedIndexBudget(vocab *tokenizer.Vocab, bytes int) {
 }
 
 // ResetSharedIndex forgets the node classifications shared between the
-// grammars of vocab: the next grammar to meet a node classifies it again.
+// grammars of vocab, and the rows and lists of tokens wide nodes are
+// classified from: the next grammar to meet a node classifies it again.
 // Grammars compiled before keep the classifications they already hold, no
 // longer counted anywhere. Benchmarks call it so that a figure called cold is
 // cold.
@@ -42,23 +43,27 @@ func ResetSharedIndex(vocab *tokenizer.Vocab) {
 	if vocab == nil {
 		return
 	}
-	c := indexVocab(vocab).shared
+	v := indexVocab(vocab)
+	c := v.shared
 	c.mu.Lock()
 	c.m, c.bytes = nil, 0
 	c.mu.Unlock()
+	v.perTrie.sets.reset()
 }
 
 // SharedIndexBytes returns the memory, in bytes, that the node
-// classifications shared between the grammars of vocab take now. It is
+// classifications shared between the grammars of vocab take now, with the
+// rows and lists of tokens that wide nodes are classified from. It is
 // counted here once, never in a grammar's MemoryBytes.
 func SharedIndexBytes(vocab *tokenizer.Vocab) int {
 	if vocab == nil {
 		return 0
 	}
-	c := indexVocab(vocab).shared
+	v := indexVocab(vocab)
+	c := v.shared
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.bytes
+	return c.bytes + v.perTrie.sets.sizeBytes()
 }
 
 // indexCache shares node classifications between the compiled grammars of

@@ -80,7 +80,7 @@ func TestSharedClassification(t *testing.T) {
 						chained++
 					}
 					walkPool.Put(a)
-					assert.Equal(t, classifyStack(p, voc, n, st, stride), x, "configuration walk, "+where)
+					assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, "configuration walk, "+where)
 					shape, ok := p.Shape(nil, n, voc.maxLen, 1<<20)
 					require.True(t, ok, where)
 					if y := byShape[string(shape)]; y != nil {

@@ -35,6 +35,7 @@ type vocabIndex struct {
 type trieIndex struct {
 	all    []uint32
 	shared *indexCache
+	sets   tokenSets // what wide classifications ask of the vocabulary
 }
 
 // trieIndexes holds the index of every trie in use; an index is dropped,

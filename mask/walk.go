@@ -27,25 +27,36 @@ type walkDFA struct {
 	p   *pda.Program
 	stp *pda.Stepper
 
-	trans  []int32 // 256 successors per state: stateUnknown, stateDead, stateFull or a state
-	canEnd []bool  // per state: the node's rule may have ended
-	topOff []int32 // state s's tops are tops[topOff[s]:topOff[s+1]]
-	tops   []pda.Top
-	loops  []loopInfo
-	cls    []uint8 // 256 per state: bytes of one class have one successor
-	ids    map[string]int32
-	key    []byte
-	set    []int32 // scratch for the UTF-8 loop test
-	pair   []int16 // scratch for byteClasses, -1 when unused
-	paired []uint16
+	trans       []int32 // 256 successors per state: stateUnknown, stateDead, stateFull or a state
+	canEnd      []bool  // per state: the node's rule may have ended
+	topOff      []int32 // state s's tops are tops[topOff[s]:topOff[s+1]]
+	tops        []pda.Top
+	loops       []loopInfo
+	cls         []uint8 // 256 per state: bytes of one class have one successor
+	ids         map[string]int32
+	key         []byte
+	set         []int32    // scratch for the UTF-8 loop test
+	safes       []safeInfo // per state, once asked for (see safe)
+	closure     []int32    // scratch for safe
+	set2        []int32    // scratch for safe
+	chainStates []int32    // chainSet's chain
+	merged      []int32    // scratch for merge
+	walkList    []int32    // scratch for classifyThrough
+	ends        []charEnds // per state, once asked for (see utf8Ends)
+	endStates   []int32
+	entry       []int16 // scratch for safe
+	pair        []int16 // scratch for byteClasses, -1 when unused
+	paired      []uint16
 
-	acc   []uint32 // accepted tokens, as a bitmask row
-	exits []exitEntry
-	path  []int32 // path[d]: the state after d bytes of the current token
+	acc    []uint32 // accepted tokens, as a bitmask row
+	exits  []exitEntry
+	ranges []exitRange
+	path   []int32 // path[d]: the state after d bytes of the current token
 
 	maxStates int  // grammar.Limits.WalkStates, lowered by tests
 	prunedAny bool // some subtree was accepted without a walk (for tests)
 	chained   bool // some subtree test followed a chain of distinct states (for tests)
+	work      int  // the last classification's work (see classify)
 }
 
 const (
@@ -96,6 +107,8 @@ func (a *walkDFA) reset(p *pda.Program, n int32) {
 	a.tops = a.tops[:0]
 	a.loops = a.loops[:0]
 	a.cls = a.cls[:0]
+	a.safes = a.safes[:0]
+	a.ends, a.endStates = a.ends[:0], a.endStates[:0]
 	clear(a.ids)
 	a.intern([]pda.Top{{Node: n, Frame: -1}}, false)
 }
@@ -201,7 +214,8 @@ func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
 // ASCII bytes and, if r has others, every multi-byte UTF-8 character to the
 // next one, for as many characters as the longest token has bytes below the
 // node (or until the chain loops). The chain's states are all alive, so
-// every token ends in a live state.
+// every token ends in a live state. It is chainSet's question for one
+// subtree, answered without following the chain further than it holds.
 func (a *walkDFA) coversSubtree(s int32, r *toktrie.Rest) bool {
 	na := (*byteset.ASCII)(&r.ASCII)
 	if r.NonASCII && !r.ValidUTF8 {
@@ -215,18 +229,8 @@ func (a *walkDFA) coversSubtree(s int32, r *toktrie.Rest) bool {
 		if li.succ < 0 || !na.SubsetOf(&li.ascii) {
 			return false
 		}
-		if r.NonASCII {
-			if li.utf8 == 0 {
-				ok := a.leadsUTF8(s, li.succ)
-				li = &a.loops[s] // leadsUTF8 may have grown a.loops
-				li.utf8 = -1
-				if ok {
-					li.utf8 = 1
-				}
-			}
-			if li.utf8 < 0 {
-				return false
-			}
+		if r.NonASCII && !a.takesUTF8(s) {
+			return false
 		}
 		if li.succ == s {
 			return true // a loop: every later character is the same test
@@ -235,6 +239,69 @@ func (a *walkDFA) coversSubtree(s int32, r *toktrie.Rest) bool {
 		s = li.succ
 	}
 	return true
+}
+
+// takesUTF8 reports whether every multi-byte UTF-8 character leads s to
+// its successor (see loopInfo), computing it on first use.
+func (a *walkDFA) takesUTF8(s int32) bool {
+	if a.loops[s].utf8 == 0 {
+		ok := a.leadsUTF8(s, a.loops[s].succ)
+		a.loops[s].utf8 = -1 // leadsUTF8 may have grown a.loops
+		if ok {
+			a.loops[s].utf8 = 1
+		}
+	}
+	return a.loops[s].utf8 > 0
+}
+
+// chainSet follows the chain of states s, succ(s), succ(succ(s)), ... (see
+// loopInfo) for as many characters as the longest token below a trie node
+// has bytes there (r.Depth), until the chain loops or reaches a state that
+// takes none of the bytes so far (a string's last position leads on by its
+// quote alone). It leaves the chain's states in a.chainStates. Every
+// token below with at most chain.depth characters
+// there, all among chain.ascii or, where chain.utf8, whole multi-byte UTF-8
+// characters, is then taken whole: a string's inside takes every token
+// without a quote, a backslash or a control byte, and the positions of a
+// maxLength every such token short enough.
+func (a *walkDFA) chainSet(s int32, r *toktrie.Rest) chain {
+	c := chain{ascii: byteset.ASCII{^uint64(0), ^uint64(0)}, utf8: true}
+	a.chainStates = append(a.chainStates[:0], s)
+	for c.depth < int(r.Depth) {
+		if !a.loops[s].probed {
+			a.probe(s)
+		}
+		li := &a.loops[s]
+		if li.succ < 0 || c.ascii[0]&li.ascii[0]|c.ascii[1]&li.ascii[1] == 0 {
+			break
+		}
+		c.ascii[0] &= li.ascii[0]
+		c.ascii[1] &= li.ascii[1]
+		c.utf8 = c.utf8 && a.takesUTF8(s)
+		c.depth++
+		if li.succ == s {
+			c.depth, c.loop = int(r.Depth), true // every later character is the same test
+			break
+		}
+		a.chained = true
+		s = li.succ
+		c.ends = c.ends || a.canEnd[s]
+		a.chainStates = append(a.chainStates, s)
+	}
+	c.last = s
+	return c
+}
+
+// chain is what chainSet finds: the bytes and characters that lead along
+// the chain, how many characters it takes, the state it stops at, and
+// whether a rule may end at one of its states after the first.
+type chain struct {
+	ascii byteset.ASCII
+	utf8  bool
+	depth int
+	loop  bool
+	last  int32
+	ends  bool
 }
 
 // probe sets state s's loopInfo successor and the ASCII bytes leading to it.
@@ -277,6 +344,219 @@ func (a *walkDFA) probe(s int32) {
 	}
 }
 
+// safeInfo is what keeps a walk alive from one state, for ever: every
+// string of the ASCII bytes ascii, and, when utf8 is set, of whole
+// multi-byte UTF-8 characters, leads through live states only: a loop's
+// own bytes, or, for the states of an unanchored pattern or a key that
+// must not be one of some names, the bytes all of them take.
+type safeInfo struct {
+	done    bool
+	ascii   byteset.ASCII
+	utf8    bool    // but where the first state refuses them (see safe)
+	closure []int32 // the states the set keeps the walk in
+}
+
+const (
+	maxSafeStates = 128 // a closure larger than this gets no safe set
+	maxSafeRounds = 6   // nor one that takes more rounds to settle
+)
+
+// safe returns state s's safeInfo, computing it on first use. It starts
+// from the ASCII bytes s takes, and every character, and explores the
+// closure of s under them (where s refuses every character, that is no
+// matter if nothing leads back to s: such tokens die at their first byte); where a state of the closure refuses one of
+// them, the byte that first led there is taken out (or the characters, if
+// one of them led there or s refuses one) and the closure explored again:
+// the string's closing quote and the escape's backslash go, the bytes
+// inside stay. A closure larger than maxSafeStates (the positions of a long
+// maxLength) or that does not settle gets nothing.
+func (a *walkDFA) safe(s int32) *safeInfo {
+	a.growSafes(s)
+	if a.safes[s].done {
+		return &a.safes[s]
+	}
+	var ascii byteset.ASCII
+	for b := range 128 {
+		if a.next(s, byte(b)) >= 0 {
+			ascii.Add(byte(b))
+		}
+	}
+	utf8OK := true
+	startRefuses := false // s refuses characters, which the others take
+	info := safeInfo{done: true}
+	const byChar = 256 // entry: the state was first reached by a character
+rounds:
+	for range maxSafeRounds {
+		closure := append(a.closure[:0], s)
+		entry := append(a.entry[:0], -1) // the byte that first led to each state
+		cut := func(k int) {
+			// Cut the way into closure[k].
+			switch e := entry[k]; e {
+			case -1:
+				utf8OK = false // s itself refuses a character
+			case byChar:
+				utf8OK = false
+			default:
+				ascii.Remove(byte(e))
+			}
+			a.closure, a.entry = closure, entry
+		}
+		for k := 0; k < len(closure); k++ {
+			x := closure[k]
+			for b := range 128 {
+				if !ascii.Has(byte(b)) {
+					continue
+				}
+				t := a.next(x, byte(b))
+				if t < 0 {
+					if k == 0 {
+						break rounds // s refuses a byte it was found to take: cannot happen
+					}
+					cut(k)
+					continue rounds
+				}
+				if !containsState(closure, t) {
+					closure = append(closure, t)
+					entry = append(entry, int16(b))
+				}
+			}
+			if utf8OK {
+				var ok bool
+				a.set2, ok = a.utf8Ends(x, a.set2[:0])
+				if !ok && k == 0 && a.refusesLeads(s) {
+					// s refuses every character: that is no matter unless
+					// the closure comes back to s (the caller refuses the
+					// tokens that start with one, by their first byte).
+					startRefuses = true
+					continue
+				}
+				if !ok {
+					cut(k)
+					continue rounds
+				}
+				for _, t := range a.set2 {
+					if !containsState(closure, t) {
+						closure = append(closure, t)
+						entry = append(entry, byChar)
+					}
+				}
+			}
+			if len(closure) > maxSafeStates {
+				break rounds
+			}
+		}
+		if startRefuses && utf8OK && a.reenters(closure, &ascii) {
+			utf8OK = false
+			continue rounds
+		}
+		a.closure, a.entry = closure, entry
+		info.ascii, info.utf8 = ascii, utf8OK
+		info.closure = slices.Clone(closure)
+		break
+	}
+	a.growSafes(int32(len(a.canEnd))) // next may have added states
+	a.safes[s] = info
+	return &a.safes[s]
+}
+
+// refusesLeads reports whether s refuses every byte that starts a
+// multi-byte character.
+func (a *walkDFA) refusesLeads(s int32) bool {
+	for b := 0xC2; b <= 0xF4; b++ {
+		if a.next(s, byte(b)) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// reenters reports whether some byte of ascii or some character leads a
+// state of closure back to its first state.
+func (a *walkDFA) reenters(closure []int32, ascii *byteset.ASCII) bool {
+	s := closure[0]
+	for _, x := range closure {
+		for b := range 128 {
+			if ascii.Has(byte(b)) && a.next(x, byte(b)) == s {
+				return true
+			}
+		}
+		if x == s {
+			continue
+		}
+		var ok bool
+		if a.set2, ok = a.utf8Ends(x, a.set2[:0]); ok && containsState(a.set2, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *walkDFA) growSafes(s int32) {
+	for int(s) >= len(a.safes) {
+		a.safes = append(a.safes, safeInfo{})
+	}
+}
+
+// utf8Ends appends to set the states that every multi-byte UTF-8 character
+// leads to from x, and reports whether each leads through live states.
+func (a *walkDFA) utf8Ends(x int32, set []int32) ([]int32, bool) {
+	for int(x) >= len(a.ends) {
+		a.ends = append(a.ends, charEnds{})
+	}
+	if e := a.ends[x]; e.done {
+		if e.ok {
+			for _, t := range a.endStates[e.lo:e.hi] {
+				if !containsState(set, t) {
+					set = append(set, t)
+				}
+			}
+		}
+		return set, e.ok
+	}
+	lo := int32(len(a.endStates))
+	ok := true
+seqs:
+	for _, seq := range utf8Seqs {
+		a.set = append(a.set[:0], x)
+		for _, r := range seq {
+			n := len(a.set)
+			for _, y := range a.set[:n] {
+				for b := int(r[0]); b <= int(r[1]); b++ {
+					if b > int(r[0]) && a.cls[int(y)<<8|b] == a.cls[int(y)<<8|(b-1)] {
+						continue // the same successor as the byte before
+					}
+					t := a.next(y, byte(b))
+					if t < 0 {
+						ok = false
+						break seqs
+					}
+					if !containsState(a.set[n:], t) {
+						a.set = append(a.set, t)
+					}
+				}
+			}
+			a.set = append(a.set[:0], a.set[n:]...)
+		}
+		for _, t := range a.set {
+			if !containsState(a.endStates[lo:], t) {
+				a.endStates = append(a.endStates, t)
+			}
+		}
+	}
+	for int(x) >= len(a.ends) { // next may have added states
+		a.ends = append(a.ends, charEnds{})
+	}
+	a.ends[x] = charEnds{done: true, ok: ok, lo: lo, hi: int32(len(a.endStates))}
+	return a.utf8Ends(x, set)
+}
+
+// charEnds records utf8Ends for one state: the states every multi-byte
+// character leads it to are endStates[lo:hi], when ok.
+type charEnds struct {
+	done, ok bool
+	lo, hi   int32
+}
+
 // utf8Seqs are the multi-byte UTF-8 characters, as byte ranges.
 var utf8Seqs = [][][2]byte{
 	{{0xC2, 0xDF}, {0x80, 0xBF}},
@@ -292,28 +572,9 @@ var utf8Seqs = [][][2]byte{
 // leadsUTF8 reports whether every multi-byte UTF-8 character leads from s
 // to u, through states that are alive.
 func (a *walkDFA) leadsUTF8(s, u int32) bool {
-	for _, seq := range utf8Seqs {
-		a.set = append(a.set[:0], s)
-		for _, r := range seq {
-			n := len(a.set)
-			for _, x := range a.set[:n] {
-				for b := int(r[0]); b <= int(r[1]); b++ {
-					t := a.next(x, byte(b))
-					if t < 0 {
-						return false
-					}
-					if !containsState(a.set[n:], t) {
-						a.set = append(a.set, t)
-					}
-				}
-			}
-			a.set = append(a.set[:0], a.set[n:]...)
-		}
-		if len(a.set) != 1 || a.set[0] != u {
-			return false
-		}
-	}
-	return true
+	var ok bool
+	a.set2, ok = a.utf8Ends(s, a.set2[:0])
+	return ok && len(a.set2) == 1 && a.set2[0] == u
 }
 
 func containsState(set []int32, s int32) bool {
@@ -330,8 +591,10 @@ func containsState(set []int32, s int32) bool {
 func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool) {
 	a.acc = growClear(a.acc, stride)
 	a.exits = a.exits[:0]
+	a.ranges = a.ranges[:0]
 	a.path = append(a.path[:0], 0)
 	a.prunedAny, a.chained = false, false
+	a.work = 0
 	first := a.p.FirstBytes(n)
 	tr := v.Trie // one load, not one per use: the loop calls out between uses
 	ids := tr.IDs()
@@ -379,6 +642,7 @@ func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool
 	failAt := -1 // the previous token died adding its byte failAt
 outer:
 	for i := 0; i < len(ids); i++ {
+		a.work++
 		tok := tr.Token(i)
 		if !first.Has(tok[0]) {
 			// No token with this first byte: skip its subtree.
@@ -401,6 +665,7 @@ outer:
 		a.path = a.path[:min(l, len(a.path)-1)+1]
 		for k := len(a.path) - 1; k < len(tok); k++ {
 			s := a.path[k]
+			a.work++
 			t := a.next(s, tok[k])
 			if t < 0 {
 				if t == stateFull {
@@ -442,10 +707,24 @@ outer:
 			failAt = -1
 			continue
 		}
+		if end := tr.End(tr.Node(i, failAt+1)); end-i >= minExitRange {
+			// So do all tokens with its first failAt+1 bytes, and they
+			// could all leave the rule where it could: one range each.
+			refuse(i, end)
+			for d := 1; d <= failAt; d++ {
+				if a.canEnd[a.path[d]] {
+					a.ranges = append(a.ranges, exitRange{lo: int32(i), hi: int32(end), at: int32(d), common: int32(failAt + 1)})
+				}
+			}
+			i = end - 1
+			failAt = -1
+			continue
+		}
 		refuse(i, i+1)
 		addExits(i, tok, failAt)
 	}
-	return newNodeIndex(v, a.acc, count, a.exits, stride), true
+	a.work += len(a.exits) + len(a.ranges)
+	return newNodeIndex(v, a.acc, count, a.exits, a.ranges, stride), true
 }
 
 // leavesBefore reports whether the current token's walk could have left the

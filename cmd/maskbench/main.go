@@ -74,6 +74,7 @@ func main() {
 	compact := flag.Bool("compact", false, "compile schemas with compact whitespace (default with -jumpforward)")
 	fresh := flag.Bool("fresh", false, "measure the first pass through a rein.Compiler, as in a fresh server process")
 	freshPerSchema := flag.Bool("fresh-per-schema", false, "like -fresh, with a new Compiler and an empty shared index for every schema")
+	warm := flag.Int("warm", 0, "with -fresh, -fresh-per-schema or -batch: the Compiler's background warming goroutines (0: its default, -1: none)")
 	batch := flag.Int("batch", 0, "decode the valid instances in batches of this many sequences, in a fresh process (0: off)")
 	workers := flag.Int("workers", 2, "BatchFiller goroutines for -batch")
 	flag.Parse()
@@ -125,6 +126,7 @@ func main() {
 	}
 	if *fresh || *freshPerSchema {
 		opts.PerSchemaFresh = *freshPerSchema
+		opts.WarmWorkers = *warm
 		rep, err := maskbench.RunFresh(opts)
 		if err != nil {
 			fail(err)

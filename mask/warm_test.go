@@ -1,0 +1,130 @@
+package mask
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/vocabtest"
+)
+
+const warmSchema = `{"type":"object","properties":{"name":{"type":"string","maxLength":20},"tags":{"type":"array","items":{"enum":["red","green","blue"]}},"age":{"type":"integer","minimum":0}},"required":["name"]}`
+
+var warmDocs = []string{`{"name":"Ada Lovelace","tags":["red","blue"],"age":36}`, `{"name":"x","age":0}`, `{"name":"","tags":[]}`}
+
+// warmTestMasks decodes warmDocs through c, returning every mask.
+func warmTestMasks(t *testing.T, c *Compiled) [][]uint32 {
+	t.Helper()
+	enc, err := c.Vocab().Encoder()
+	require.NoError(t, err)
+	bm := NewBitmask(1, c.VocabSize())
+	var rows [][]uint32
+	m := c.NewMatcher()
+	for _, doc := range warmDocs {
+		m.Reset()
+		for _, id := range append(enc.Encode(doc), -1) {
+			require.NoError(t, m.FillBitmask(bm, 0))
+			rows = append(rows, append([]uint32(nil), bm.Row(0)...))
+			if id >= 0 {
+				require.True(t, m.AcceptToken(id), "%s: token %d", doc, id)
+			}
+		}
+	}
+	return rows
+}
+
+func compileWarmSchema(t *testing.T) *Compiled {
+	t.Helper()
+	vocab := vocabtest.Core(t)
+	g, _, err := jsonschema.Compile([]byte(warmSchema), jsonschema.Options{})
+	require.NoError(t, err)
+	c, err := Compile(g, vocab, Options{})
+	require.NoError(t, err)
+	return c
+}
+
+// TestWarm checks that warming classifies every node a decode needs ahead
+// of it, so that the matcher classifies none itself, and changes no mask:
+// the masks of a warmed grammar equal those of a cold one.
+func TestWarm(t *testing.T) {
+	vocab := vocabtest.Core(t)
+	ResetSharedIndex(vocab) // so that the cold grammar classifies for itself
+	cold := compileWarmSchema(t)
+	want := warmTestMasks(t, cold)
+	require.Positive(t, cold.IndexStats().Classified, "the cold decode classified nothing: the test measures nothing")
+	require.Zero(t, cold.IndexStats().Warmed)
+
+	ResetSharedIndex(vocab)
+	warm := compileWarmSchema(t)
+	n := warm.Warm(context.Background())
+	assert.Positive(t, n)
+	assert.False(t, warm.WarmNext(), "Warm returned with nodes left")
+	assert.Positive(t, warm.IndexStats().Warmed)
+	assert.LessOrEqual(t, warm.IndexStats().Warmed, int64(n), "nodes of a shape met before are indexed, not classified")
+	assert.Equal(t, want, warmTestMasks(t, warm))
+	assert.Zero(t, warm.IndexStats().Classified, "a mask classified a node Warm had done")
+
+	// A cancelled warm does nothing.
+	ResetSharedIndex(vocab)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.Zero(t, compileWarmSchema(t).Warm(ctx))
+}
+
+// TestWarmNearMatcher checks that warming starts where a matcher is: after
+// a matcher has filled a mask inside the document, the next node WarmNext
+// classifies is near that matcher's position, not the next one breadth
+// first from the start.
+func TestWarmNearMatcher(t *testing.T) {
+	vocab := vocabtest.Core(t)
+	ResetSharedIndex(vocab)
+	c := compileWarmSchema(t)
+	enc, err := vocab.Encoder()
+	require.NoError(t, err)
+	m := c.NewMatcher()
+	for _, id := range enc.Encode(`{"name":"Ada","tags":["re`) {
+		require.True(t, m.AcceptToken(id))
+	}
+	bm := NewBitmask(1, c.VocabSize())
+	require.NoError(t, m.FillBitmask(bm, 0))
+	near := c.nearHint()
+	require.GreaterOrEqual(t, near, int32(0), "no unclassified node near the matcher")
+	assert.NotEqual(t, c.warmNodes()[0], near)
+}
+
+// TestWarmConcurrent runs warming goroutines and decoding matchers on one
+// grammar at once (with -race in CI): every node is classified once, and
+// every matcher sees the masks of a cold decode.
+func TestWarmConcurrent(t *testing.T) {
+	vocab := vocabtest.Core(t)
+	ResetSharedIndex(vocab)
+	want := warmTestMasks(t, compileWarmSchema(t))
+	ResetSharedIndex(vocab)
+	c := compileWarmSchema(t)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() { c.Warm(context.Background()) })
+	}
+	got := make([][][]uint32, 3)
+	for i := range got {
+		wg.Go(func() { got[i] = warmTestMasks(t, c) })
+	}
+	wg.Wait()
+	for _, g := range got {
+		assert.Equal(t, want, g)
+	}
+	st := c.IndexStats()
+	classified := int64(0)
+	for n := range c.index {
+		if c.index[n].Load() != nil && c.prog.HasBytes(int32(n)) {
+			classified++
+		}
+	}
+	// Each node was classified once, by a matcher or by Warm, unless a
+	// node of the same shape was shared.
+	assert.LessOrEqual(t, st.Classified+st.Warmed, classified)
+}

@@ -1,0 +1,278 @@
+package mask
+
+import (
+	"math/bits"
+
+	"github.com/reinlm/rein/internal/byteset"
+	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/tokenizer/toktrie"
+)
+
+// A wide node is one whose first bytes start most of the vocabulary: the
+// inside of a string, of a key that must not be one of some names, of an
+// unanchored pattern, the positions of a maxLength. From such a node some
+// set of bytes keeps the walk alive however long a token goes on (a loop's
+// bytes, or those every state of a closure takes), or for a known number of
+// characters (a chain of positions). Every token made of those bytes, and
+// short enough along a chain, is then accepted without a walk: its row is
+// the vocabulary's row of tokens without the other bytes (built once per
+// set of bytes and shared by every grammar), masked by the row of tokens of
+// at most so many characters. Only the tokens with one of the other bytes
+// are walked, and fewer still where those bytes kill the walk wherever they
+// come and no state of the set may leave the rule: a control byte or a
+// broken character inside a string refuses its token, and only the tokens
+// with a quote or a backslash are walked. So the first classification of a
+// string's inside walks a few thousand tokens, not the trie.
+
+// wideShare: a node whose first bytes start more than 1/wideShare of the
+// vocabulary's tokens is wide.
+const wideShare = 16
+
+// isWide reports whether node n of p is wide.
+func isWide(p *pda.Program, v *vocabIndex, n int32) bool {
+	first := p.FirstBytes(n)
+	live := 0
+	for b := range 256 {
+		if first.Has(byte(b)) {
+			live += v.FirstByteCount(byte(b))
+		}
+	}
+	return live*wideShare > v.Len()
+}
+
+// maxWideWalk bounds, as a share of the vocabulary, the tokens classifyWide
+// walks; a node that would walk more is classified by the trie walk.
+const maxWideWalk = 8
+
+// classifyWide classifies from the walk's start when it is a wide node with
+// such a set of bytes, reporting false when it is not (or when the walk met
+// more configurations than it keeps: the caller's fallbacks decide then).
+// The set is taken along the start's chain of states (chainSet) or, where
+// that leaves too many tokens to walk, in its closure (safe): a key that
+// must not be one of some names loops, once off them, on bytes that leave
+// out the names' first letters, while its closure, which takes the names'
+// states in, keeps every byte but the quote and the backslash.
+func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, bool) {
+	if !isWide(a.p, v, n) {
+		return nil, false
+	}
+	// A chain is followed for chainCap characters at most: longer tokens,
+	// which are few, are walked.
+	root := toktrie.Rest{Depth: chainCap}
+	c := a.chainSet(0, &root)
+	var w wideSet
+	switch {
+	case c.loop:
+		w = wideSet{ascii: c.ascii, utf8: c.utf8, states: a.chainStates, limit: -1}
+	case c.depth == chainCap:
+		w = wideSet{ascii: c.ascii, utf8: c.utf8, states: a.chainStates, limit: chainCap, walkLong: true}
+	case c.depth > 0 && !c.ends && a.refusesAll(c.last, &c.ascii, c.utf8):
+		// Longer tokens of those bytes die after the chain, refused.
+		w = wideSet{ascii: c.ascii, utf8: c.utf8, states: a.chainStates, limit: c.depth}
+	}
+	if x, ok, full := a.classifyThrough(v, &w, stride); ok || full {
+		return x, ok
+	}
+	sf := a.safe(0)
+	w = wideSet{ascii: sf.ascii, utf8: sf.utf8, states: sf.closure, limit: -1}
+	x, ok, _ := a.classifyThrough(v, &w, stride)
+	return x, ok
+}
+
+// wideSet is a set of bytes that keeps a walk alive: the ASCII bytes, and
+// whole multi-byte characters where utf8 is set; the states they keep it
+// in; how many characters they are good for (-1: any number), and whether
+// the tokens longer than that must be walked (else they are refused).
+type wideSet struct {
+	ascii    byteset.ASCII
+	utf8     bool
+	states   []int32
+	limit    int
+	walkLong bool
+}
+
+// classifyThrough classifies from the walk's start through w, reporting
+// false where w is empty or would leave too many tokens to walk, and full
+// where the walk met more configurations than it keeps.
+func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (x *nodeIndex, ok, full bool) {
+	if w.ascii == (byteset.ASCII{}) && !w.utf8 {
+		return nil, false, false
+	}
+	// The other bytes; the killers among them, which no state of the set
+	// takes, refuse their token unless a state may leave the rule first.
+	var dirty, walked byteKey
+	ends := false
+	for _, s := range w.states {
+		ends = ends || a.canEnd[s]
+	}
+	// A token whose first byte the start refuses is refused there, before
+	// any way out of the rule: only the others are walked.
+	var first byteset.Set
+	most := 0 // about the fewest tokens the walk could take
+	for b := range 256 {
+		if a.next(0, byte(b)) >= 0 {
+			first.Add(byte(b))
+		}
+		if b < 0x80 && w.ascii.Has(byte(b)) || b >= 0x80 && w.utf8 {
+			continue
+		}
+		dirty.bytes.Add(byte(b))
+		if ends || !a.refusedBy(w.states, byte(b)) {
+			walked.bytes.Add(byte(b))
+			most = max(most, v.WithByteInside(byte(b)))
+		}
+	}
+	if most*maxWideWalk > v.Len() {
+		return nil, false, false
+	}
+	dirty.wholeUTF8, walked.wholeUTF8 = w.utf8, w.utf8
+	sets := &v.perTrie.sets
+	all, ok := sets.containing(v.Trie, walked)
+	if !ok {
+		return nil, false, false
+	}
+	walk := a.walkList[:0]
+	for _, p := range all {
+		if first.Has(v.Token(int(p))[0]) {
+			walk = append(walk, p)
+		}
+	}
+	a.walkList = walk
+	if len(walk)*maxWideWalk > v.Len() {
+		return nil, false, false
+	}
+	if w.walkLong {
+		long, ok := sets.longer(v, w.limit)
+		if !ok {
+			return nil, false, false
+		}
+		walk = a.merge(walk, long)
+	}
+	clean, ok := sets.without(v, dirty)
+	if !ok {
+		return nil, false, false
+	}
+	a.acc = append(a.acc[:0], clean...)
+	if !a.takesFirst(&first, w) {
+		starts, ok := sets.startingWith(v, first)
+		if !ok {
+			return nil, false, false
+		}
+		for i, s := range starts {
+			a.acc[i] &= s
+		}
+	}
+	if w.limit >= 0 {
+		short, ok := sets.atMost(v, w.limit)
+		if !ok {
+			return nil, false, false
+		}
+		for i, s := range short {
+			a.acc[i] &= s
+		}
+	}
+	a.acc = growTo(a.acc, stride)
+	// Walk the others, each from the start, reusing the previous one's
+	// path where they share a prefix.
+	a.exits = a.exits[:0]
+	a.path = append(a.path[:0], 0)
+	a.work = len(walk)
+	ids := v.IDs()
+	var prev []byte
+	for _, p := range walk {
+		tok := v.Token(int(p))
+		l := min(commonPrefix(prev, tok), len(a.path)-1)
+		a.path = a.path[:l+1]
+		prev = tok
+		failAt := -1
+		for k := l; k < len(tok); k++ {
+			a.work++
+			t := a.next(a.path[k], tok[k])
+			if t < 0 {
+				if t == stateFull {
+					return nil, false, true
+				}
+				failAt = k
+				break
+			}
+			a.path = append(a.path, t)
+		}
+		id := ids[p]
+		if failAt < 0 {
+			a.acc[id>>5] |= 1 << (uint32(id) & 31)
+			continue
+		}
+		for d := 1; d <= failAt; d++ {
+			if a.canEnd[a.path[d]] {
+				a.exits = append(a.exits, exitEntry{id: id, pos: p, at: int32(d)})
+			}
+		}
+		// The path holds this token's states up to its death only.
+		prev = tok[:failAt]
+	}
+	count := 0
+	for _, w := range a.acc {
+		count += bits.OnesCount32(w)
+	}
+	a.work += len(a.exits)
+	return newNodeIndex(v, a.acc, count, a.exits, nil, stride), true, false
+}
+
+// takesFirst reports whether the start takes, as a first byte, every byte
+// a clean token of w can start with.
+func (a *walkDFA) takesFirst(first *byteset.Set, w *wideSet) bool {
+	for b := range 256 {
+		clean := b < 0x80 && w.ascii.Has(byte(b)) || w.utf8 && b >= 0xC2 && b <= 0xF4
+		if clean && !first.Has(byte(b)) {
+			return false
+		}
+	}
+	return true
+}
+
+// chainCap is the most characters classifyWide follows a chain for.
+const chainCap = 16
+
+// merge returns the union of the sorted lists x and y, in a scratch slice.
+func (a *walkDFA) merge(x, y []int32) []int32 {
+	a.merged = a.merged[:0]
+	for len(x) > 0 || len(y) > 0 {
+		switch {
+		case len(y) == 0 || len(x) > 0 && x[0] < y[0]:
+			a.merged, x = append(a.merged, x[0]), x[1:]
+		case len(x) == 0 || y[0] < x[0]:
+			a.merged, y = append(a.merged, y[0]), y[1:]
+		default:
+			a.merged, x, y = append(a.merged, x[0]), x[1:], y[1:]
+		}
+	}
+	return a.merged
+}
+
+// refusedBy reports whether every state of states refuses byte b.
+func (a *walkDFA) refusedBy(states []int32, b byte) bool {
+	for _, s := range states {
+		if a.next(s, b) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// refusesAll reports whether state s refuses every byte of ascii and, with
+// utf8, every byte that starts a multi-byte character.
+func (a *walkDFA) refusesAll(s int32, ascii *byteset.ASCII, utf8 bool) bool {
+	for b := range 256 {
+		if (b < 0x80 && ascii.Has(byte(b)) || utf8 && b >= 0xC2 && b <= 0xF4) && a.next(s, byte(b)) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func growTo(s []uint32, n int) []uint32 {
+	for len(s) < n {
+		s = append(s, 0)
+	}
+	return s[:n]
+}

@@ -1,0 +1,95 @@
+package mask
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/datadir"
+	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/internal/vocabtest"
+)
+
+// wideGrammars have wide nodes of every kind: the inside of strings with
+// escapes; keys that must not be one of their object's names; counted
+// strings, short and long (chains of positions, with and without a
+// minimum); unanchored patterns (a closure of many states); character
+// classes that take some multi-byte characters and not others (Japanese);
+// loops that may end the rule after any byte (a number's digits, free
+// text); and rules that call rules.
+func wideGrammars(t *testing.T) map[string]*grammar.Grammar {
+	t.Helper()
+	grammars := map[string]*grammar.Grammar{"json": grammar.JSON()}
+	for _, schema := range []string{
+		`{"type":"object","properties":{"uuid":{"type":"string","pattern":"[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[a-fA-F0-9]{12}"},"title":{"type":"string","maxLength":40}}}`,
+		`{"type":"object","properties":{"name":{"type":"string","minLength":3,"maxLength":20},"email":{"type":"string","format":"email"},"address":{"type":"string"},"age":{"type":"number"}}}`,
+		`{"type":"array","items":{"type":"string","minLength":2,"maxLength":30}}`,
+		`{"type":"string","maxLength":300}`,
+		`{"type":"object","properties":{"n":{"type":"integer"},"tags":{"type":"array","items":{"enum":["red","green","日本"]}},"d":{"type":"string","format":"date-time"}}}`,
+		`{"type":"string","pattern":"^[А-Яа-я ]+$"}`,
+		`{"type":"object","patternProperties":{"^x-[a-z]+$":{"type":"string"}},"additionalProperties":false}`,
+	} {
+		g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
+		require.NoError(t, err, schema)
+		grammars[schema] = g
+	}
+	for _, src := range []string{
+		`root ::= "<think>" %text -("</think>") "</think>" [a-z ]* "!"`,
+		`root ::= item ("," item)*
+item ::= "'" [^'\\]* "'" | [0-9]+`,
+	} {
+		g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
+		require.NoError(t, err, src)
+		grammars[src] = g
+	}
+	src, err := os.ReadFile(filepath.Join(datadir.Root(), "testdata", "gbnf", "llama.cpp", "grammars", "japanese.gbnf"))
+	require.NoError(t, err)
+	g, err := grammar.ParseGBNF(string(src), "root", grammar.Limits{})
+	require.NoError(t, err)
+	grammars["japanese.gbnf"] = g
+	return grammars
+}
+
+// TestClassifyWide checks the classification of wide nodes from the
+// vocabulary's rows (classifyWide) against the reference, every token run
+// through the pushdown state, at every wide node of grammars of every
+// kind, on byte-level and byte-fallback vocabularies; and that it takes
+// most wide nodes, so that the check is not empty.
+func TestClassifyWide(t *testing.T) {
+	grammars := wideGrammars(t)
+	for _, name := range vocabtest.Available("gpt2", "llama3", "qwen3", "mistral") {
+		t.Run(name, func(t *testing.T) {
+			voc := indexVocab(vocabtest.Load(t, name))
+			stride := WordsPerRow(voc.size)
+			wide, taken := 0, 0
+			for gname, g := range grammars {
+				p, err := pda.Compile(g, grammar.Limits{})
+				require.NoError(t, err, gname)
+				st := pda.NewState(p)
+				for n := int32(0); n < int32(p.NumNodes()); n++ {
+					if !p.HasBytes(n) || !isWide(p, voc, n) {
+						continue
+					}
+					wide++
+					a := walkPool.Get().(*walkDFA)
+					a.reset(p, n)
+					x, ok := a.classifyWide(voc, n, stride)
+					walkPool.Put(a)
+					if !ok {
+						continue
+					}
+					taken++
+					assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, fmt.Sprintf("%s node %d", gname, n))
+				}
+			}
+			t.Logf("%d wide nodes, %d classified from rows", wide, taken)
+			assert.Greater(t, 2*taken, wide, "most wide nodes are classified from rows")
+		})
+	}
+}
