@@ -152,6 +152,13 @@ func (c *Compiler) work(f *flight) result {
 		defer cancel()
 	}
 	res := c.build(ctx, &f.spec)
+	if res.err == nil && c.opts.PrepareWork >= 0 {
+		work := c.opts.PrepareWork
+		if work == 0 {
+			work = DefaultPrepareWork
+		}
+		res.compiled.WarmWithin(ctx, work)
+	}
 	switch {
 	case res.err == nil:
 	case f.ctx.Err() != nil:

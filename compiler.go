@@ -253,7 +253,19 @@ type CompilerOptions struct {
 	// done (see mask.Compiled.WarmNext). Warming yields to compiles, takes
 	// the newest grammar first, and never changes a mask.
 	WarmWorkers int
+	// PrepareWork bounds the classification a compile does before it is
+	// Ready, in steps of the token index's work (see mask.IndexStats and
+	// mask.Compiled.WarmWithin): the nodes nearest to the start are
+	// classified first, so that a request's first masks find them done
+	// (default DefaultPrepareWork; negative: none). It costs compile time;
+	// what it leaves is warmed in the background (WarmWorkers) or classified
+	// by the masks that meet it.
+	PrepareWork int64
 }
+
+// DefaultPrepareWork is CompilerOptions.PrepareWork's default: about a
+// millisecond of classification on a large vocabulary.
+const DefaultPrepareWork = 50_000
 
 // DefaultCacheBytes is the cache budget when CompilerOptions.CacheBytes is 0.
 const DefaultCacheBytes = 256 << 20

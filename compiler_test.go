@@ -589,14 +589,15 @@ func TestCacheBudget(t *testing.T) {
 	specs := []rein.Spec{rein.Regex(`a{1,40}`), rein.Regex(`b{1,40}`), rein.Regex(`c{1,40}`), rein.Regex(`d{1,40}`)}
 	// Nothing shared from other tests, which the budget would count too.
 	mask.ResetSharedIndex(voc)
-	// No warming: it would grow the grammars while the test counts them.
-	probe := newCompiler(t, voc, rein.CompilerOptions{WarmWorkers: -1})
+	// No warming nor preparing: they would grow the grammars while the
+	// test counts them.
+	probe := newCompiler(t, voc, rein.CompilerOptions{WarmWorkers: -1, PrepareWork: -1})
 	_, err := probe.Compile(ctx, specs[0])
 	require.NoError(t, err)
 	one := probe.Stats().Bytes
 	require.Positive(t, one)
 
-	c := newCompiler(t, voc, rein.CompilerOptions{CacheBytes: 2*one + one/2, WarmWorkers: -1}) // room for two
+	c := newCompiler(t, voc, rein.CompilerOptions{CacheBytes: 2*one + one/2, WarmWorkers: -1, PrepareWork: -1}) // room for two
 	for _, s := range specs {
 		_, err := c.Compile(ctx, s)
 		require.NoError(t, err)

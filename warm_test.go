@@ -20,7 +20,7 @@ func TestCompilerWarms(t *testing.T) {
 	const schema = `{"type":"object","properties":{"id":{"type":"integer"},"label":{"type":"string","maxLength":12},"kind":{"enum":["a","b","c"]}}}`
 	for _, workers := range []int{0, -1} {
 		mask.ResetSharedIndex(voc)
-		c, err := NewCompiler(voc, CompilerOptions{WarmWorkers: workers})
+		c, err := NewCompiler(voc, CompilerOptions{WarmWorkers: workers, PrepareWork: -1})
 		require.NoError(t, err)
 		g, err := c.Compile(context.Background(), JSONSchema(schema))
 		require.NoError(t, err)
@@ -48,5 +48,35 @@ func TestCompilerWarms(t *testing.T) {
 		assert.Zero(t, c.warmer.running)
 		assert.Empty(t, c.warmer.queue)
 		c.mu.Unlock()
+	}
+}
+
+// TestCompilerPrepares checks that a compile classifies nodes before it is
+// Ready, nearest to the start first, until PrepareWork steps of work are
+// spent: the node that crosses the bound is the last, so a bound of one
+// step classifies exactly one node, and a large bound every node.
+func TestCompilerPrepares(t *testing.T) {
+	voc := vocabtest.Core(t)
+	const schema = `{"type":"object","properties":{"id":{"type":"integer"},"label":{"type":"string","maxLength":12}}}`
+	for _, tc := range []struct {
+		work     int64
+		nodes    int64 // -1: all of them
+		finished bool
+	}{
+		{work: -1, nodes: 0},
+		{work: 1, nodes: 1},
+		{work: 1 << 40, nodes: -1, finished: true},
+	} {
+		mask.ResetSharedIndex(voc) // so that each node is classified, not found shared
+		c, err := NewCompiler(voc, CompilerOptions{WarmWorkers: -1, PrepareWork: tc.work})
+		require.NoError(t, err)
+		g, err := c.Compile(context.Background(), JSONSchema(schema))
+		require.NoError(t, err)
+		st := g.IndexStats()
+		if tc.nodes >= 0 {
+			assert.Equal(t, tc.nodes, st.Warmed, "PrepareWork %d", tc.work)
+		}
+		assert.Equal(t, tc.finished, !g.WarmNext(), "PrepareWork %d: every node classified", tc.work)
+		assert.Zero(t, st.Classified, "no mask has run")
 	}
 }

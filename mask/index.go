@@ -2,6 +2,7 @@ package mask
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -74,7 +75,7 @@ type exitEntry struct {
 	at  int32 // offset of the first byte left
 }
 
-// sortExits orders exits by suffix, keeping vocabulary order among exits
+// sortExits orders exits by suffix, and by sorted position among exits
 // with equal suffixes. Nodes where a rule may end after a byte or two
 // (whitespace) have tens of thousands of exits, so this is a radix sort on
 // the suffixes' first eight bytes, most significant first, leaving only
@@ -101,8 +102,8 @@ func sortExits(exits []exitEntry, suffixOf func(exitEntry) []byte) {
 			hi++
 		}
 		if !same {
-			slices.SortStableFunc(exits[lo:hi], func(a, b exitEntry) int {
-				return bytes.Compare(suffixOf(a), suffixOf(b))
+			slices.SortFunc(exits[lo:hi], func(a, b exitEntry) int {
+				return cmp.Or(bytes.Compare(suffixOf(a), suffixOf(b)), cmp.Compare(a.pos, b.pos))
 			})
 		}
 		lo = hi

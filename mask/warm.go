@@ -154,3 +154,22 @@ func (c *Compiled) Warm(ctx context.Context) int {
 	}
 	return n
 }
+
+// WarmWithin is Warm that stops once its classifications have done maxWork
+// steps of work (see IndexStats; the node that crosses the bound is
+// finished), and reports whether every node is classified. A compiler runs
+// it before it reports a grammar ready, so that the first masks of a
+// request find the nodes nearest to the start classified, at a bounded cost
+// to the compile; the rest is for Warm in the background.
+func (c *Compiled) WarmWithin(ctx context.Context, maxWork int64) bool {
+	start := c.stats.warmWork.Load()
+	for ctx.Err() == nil {
+		if c.stats.warmWork.Load()-start >= maxWork {
+			return false
+		}
+		if !c.WarmNext() {
+			return true
+		}
+	}
+	return false
+}

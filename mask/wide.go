@@ -2,6 +2,7 @@ package mask
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/internal/pda"
@@ -60,23 +61,63 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, 
 	// which are few, are walked.
 	root := toktrie.Rest{Depth: chainCap}
 	c := a.chainSet(0, &root)
-	var w wideSet
+	var chained wideSet
 	switch {
 	case c.loop:
-		w = wideSet{ascii: c.ascii, utf8: c.utf8, states: a.chainStates, limit: -1}
+		chained = wideSet{ascii: c.ascii, utf8: c.utf8, states: slices.Clone(a.chainStates), limit: -1}
 	case c.depth == chainCap:
-		w = wideSet{ascii: c.ascii, utf8: c.utf8, states: a.chainStates, limit: chainCap, walkLong: true}
+		chained = wideSet{ascii: c.ascii, utf8: c.utf8, states: slices.Clone(a.chainStates), limit: chainCap, walkLong: true}
 	case c.depth > 0 && !c.ends && a.refusesAll(c.last, &c.ascii, c.utf8):
 		// Longer tokens of those bytes die after the chain, refused.
-		w = wideSet{ascii: c.ascii, utf8: c.utf8, states: a.chainStates, limit: c.depth}
+		chained = wideSet{ascii: c.ascii, utf8: c.utf8, states: slices.Clone(a.chainStates), limit: c.depth}
 	}
-	if x, ok, full := a.classifyThrough(v, &w, stride); ok || full {
-		return x, ok
+	// The candidate with the fewer tokens to walk, by an estimate from the
+	// vocabulary's byte counts, before any set of tokens is built.
+	var best *wideSet
+	cost := v.Len()
+	if a.plan(v, &chained) {
+		best, cost = &chained, chained.cost
 	}
-	sf := a.safe(0)
-	w = wideSet{ascii: sf.ascii, utf8: sf.utf8, states: sf.closure, limit: -1}
-	x, ok, _ := a.classifyThrough(v, &w, stride)
+	if cost*maxWideWalk*4 > v.Len() { // not clearly good: the closure may do better
+		sf := a.safe(0)
+		closed := wideSet{ascii: sf.ascii, utf8: sf.utf8, states: sf.closure, limit: -1}
+		if a.plan(v, &closed) && closed.cost < cost {
+			best = &closed
+		}
+	}
+	if best == nil {
+		return nil, false
+	}
+	x, ok, _ := a.classifyThrough(v, best, stride)
 	return x, ok
+}
+
+// plan fills in w's dirty and walked bytes and estimates the tokens it
+// would walk, reporting false where w is empty or the estimate is too high.
+func (a *walkDFA) plan(v *vocabIndex, w *wideSet) bool {
+	if w.ascii == (byteset.ASCII{}) && !w.utf8 {
+		return false
+	}
+	// The other bytes; the killers among them, which no state of the set
+	// takes, refuse their token unless a state may leave the rule first.
+	ends := false
+	for _, s := range w.states {
+		ends = ends || a.canEnd[s]
+	}
+	w.dirty, w.walked = byteKey{wholeUTF8: w.utf8}, byteKey{wholeUTF8: w.utf8}
+	w.cost = 0
+	for b := range 256 {
+		if b < 0x80 && w.ascii.Has(byte(b)) || b >= 0x80 && w.utf8 {
+			continue
+		}
+		w.dirty.bytes.Add(byte(b))
+		if ends || !a.refusedBy(w.states, byte(b)) {
+			w.walked.bytes.Add(byte(b))
+			w.cost += v.WithByteInside(byte(b))
+		}
+	}
+	// A sum over bytes counts a token once per byte it has: allow for it.
+	return w.cost*maxWideWalk <= v.Len()*4
 }
 
 // wideSet is a set of bytes that keeps a walk alive: the ASCII bytes, and
@@ -89,43 +130,24 @@ type wideSet struct {
 	states   []int32
 	limit    int
 	walkLong bool
+
+	dirty, walked byteKey // plan's: the bytes not in the set, those of them walked
+	cost          int     // plan's estimate of the tokens walked
 }
 
 // classifyThrough classifies from the walk's start through w, reporting
 // false where w is empty or would leave too many tokens to walk, and full
 // where the walk met more configurations than it keeps.
 func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (x *nodeIndex, ok, full bool) {
-	if w.ascii == (byteset.ASCII{}) && !w.utf8 {
-		return nil, false, false
-	}
-	// The other bytes; the killers among them, which no state of the set
-	// takes, refuse their token unless a state may leave the rule first.
-	var dirty, walked byteKey
-	ends := false
-	for _, s := range w.states {
-		ends = ends || a.canEnd[s]
-	}
 	// A token whose first byte the start refuses is refused there, before
 	// any way out of the rule: only the others are walked.
 	var first byteset.Set
-	most := 0 // about the fewest tokens the walk could take
 	for b := range 256 {
 		if a.next(0, byte(b)) >= 0 {
 			first.Add(byte(b))
 		}
-		if b < 0x80 && w.ascii.Has(byte(b)) || b >= 0x80 && w.utf8 {
-			continue
-		}
-		dirty.bytes.Add(byte(b))
-		if ends || !a.refusedBy(w.states, byte(b)) {
-			walked.bytes.Add(byte(b))
-			most = max(most, v.WithByteInside(byte(b)))
-		}
 	}
-	if most*maxWideWalk > v.Len() {
-		return nil, false, false
-	}
-	dirty.wholeUTF8, walked.wholeUTF8 = w.utf8, w.utf8
+	dirty, walked := w.dirty, w.walked
 	sets := &v.perTrie.sets
 	all, ok := sets.containing(v.Trie, walked)
 	if !ok {

@@ -75,6 +75,7 @@ func main() {
 	fresh := flag.Bool("fresh", false, "measure the first pass through a rein.Compiler, as in a fresh server process")
 	freshPerSchema := flag.Bool("fresh-per-schema", false, "like -fresh, with a new Compiler and an empty shared index for every schema")
 	warm := flag.Int("warm", 0, "with -fresh, -fresh-per-schema or -batch: the Compiler's background warming goroutines (0: its default, -1: none)")
+	prepare := flag.Int64("prepare", 0, "with -fresh, -fresh-per-schema or -batch: the Compiler's classification work before Ready (0: its default, -1: none)")
 	batch := flag.Int("batch", 0, "decode the valid instances in batches of this many sequences, in a fresh process (0: off)")
 	workers := flag.Int("workers", 2, "BatchFiller goroutines for -batch")
 	flag.Parse()
@@ -127,6 +128,7 @@ func main() {
 	if *fresh || *freshPerSchema {
 		opts.PerSchemaFresh = *freshPerSchema
 		opts.WarmWorkers = *warm
+		opts.PrepareWork = *prepare
 		rep, err := maskbench.RunFresh(opts)
 		if err != nil {
 			fail(err)

@@ -58,7 +58,7 @@ func RunFresh(o Options) (*FreshReport, error) {
 	r := &FreshReport{PerSchema: o.PerSchemaFresh}
 	var c *rein.Compiler
 	newCompiler := func() error {
-		c, err = rein.NewCompiler(o.Vocab, rein.CompilerOptions{Workers: 1, WarmWorkers: o.WarmWorkers})
+		c, err = rein.NewCompiler(o.Vocab, rein.CompilerOptions{Workers: 1, WarmWorkers: o.WarmWorkers, PrepareWork: o.PrepareWork})
 		return err
 	}
 	if err := newCompiler(); err != nil {

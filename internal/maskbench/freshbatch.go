@@ -78,7 +78,7 @@ func RunFreshBatch(o Options, size, workers int) (*BatchReport, error) {
 			}
 		}
 	}
-	c, err := rein.NewCompiler(o.Vocab, rein.CompilerOptions{Workers: 1, WarmWorkers: o.WarmWorkers})
+	c, err := rein.NewCompiler(o.Vocab, rein.CompilerOptions{Workers: 1, WarmWorkers: o.WarmWorkers, PrepareWork: o.PrepareWork})
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,10 @@ type Options struct {
 	// goroutines classifying compiled grammars in the background (0: the
 	// Compiler's default, negative: none).
 	WarmWorkers int
+	// PrepareWork is the fresh runners' rein.CompilerOptions.PrepareWork:
+	// the classification done before a compile is Ready (0: the
+	// Compiler's default, negative: none).
+	PrepareWork int64
 }
 
 // SchemaResult is the outcome for one schema file.
