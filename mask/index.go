@@ -244,14 +244,15 @@ func classifyStackWork(p *pda.Program, v *vocabIndex, n int32, st *pda.State, st
 	if err := st.Err(); err != nil {
 		return &nodeIndex{err: err}, work
 	}
-	return newNodeIndex(v, acc, count, exits, nil, stride), work
+	return newNodeIndex(v, acc, nil, count, exits, nil, stride), work
 }
 
 // newNodeIndex builds a node's index from its accepted tokens, a row of
-// count bits, and its exits. It takes out the stop tokens of the trie,
+// count bits (and, where the caller kept them, list: their ids, each once),
+// and its exits. It takes out the stop tokens of the trie,
 // which acc and exits may hold (their bytes were walked like any token's):
 // a stop token is allowed where the grammar can end, whatever its bytes.
-func newNodeIndex(v *vocabIndex, acc []uint32, count int, exits []exitEntry, ranges []exitRange, stride int) *nodeIndex {
+func newNodeIndex(v *vocabIndex, acc []uint32, list []int32, count int, exits []exitEntry, ranges []exitRange, stride int) *nodeIndex {
 	if len(v.trieStops) > 0 {
 		for _, id := range v.trieStops {
 			if acc[id>>5]&(1<<(uint32(id)&31)) != 0 {
@@ -268,6 +269,15 @@ func newNodeIndex(v *vocabIndex, acc []uint32, count int, exits []exitEntry, ran
 	if count > stride {
 		// Denser than one id per word: a row of bits is smaller and faster.
 		x.dense = slices.Clone(acc)
+	} else if list != nil {
+		// The caller kept the ids as it set them: no pass over the row. Their
+		// order is the walk's; a mask ORs them in, in any order.
+		x.accepted = make([]int32, 0, count)
+		for _, id := range list {
+			if acc[id>>5]&(1<<(uint32(id)&31)) != 0 { // not a stop token taken out
+				x.accepted = append(x.accepted, id)
+			}
+		}
 	} else {
 		x.accepted = make([]int32, 0, count)
 		for w, word := range acc {

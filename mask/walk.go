@@ -48,10 +48,11 @@ type walkDFA struct {
 	pair        []int16 // scratch for byteClasses, -1 when unused
 	paired      []uint16
 
-	acc    []uint32 // accepted tokens, as a bitmask row
-	exits  []exitEntry
-	ranges []exitRange
-	path   []int32 // path[d]: the state after d bytes of the current token
+	acc      []uint32 // accepted tokens, as a bitmask row
+	accepted []int32  // and as ids, while they are few (classify)
+	exits    []exitEntry
+	ranges   []exitRange
+	path     []int32 // path[d]: the state after d bytes of the current token
 
 	maxStates int  // grammar.Limits.WalkStates, lowered by tests
 	prunedAny bool // some subtree was accepted without a walk (for tests)
@@ -613,12 +614,16 @@ func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool
 		copy(a.acc, v.perTrie.all)
 		count = len(ids)
 	}
+	a.accepted = a.accepted[:0]
 	accept := func(lo, hi int) {
 		if invert {
 			return
 		}
 		for _, id := range ids[lo:hi] {
 			a.acc[id>>5] |= 1 << (uint32(id) & 31)
+		}
+		if count <= stride { // past it the row is kept, not a list
+			a.accepted = append(a.accepted, ids[lo:hi]...)
 		}
 		count += hi - lo
 	}
@@ -645,8 +650,13 @@ outer:
 		a.work++
 		tok := tr.Token(i)
 		if !first.Has(tok[0]) {
-			// No token with this first byte: skip its subtree.
-			end := tr.End(tr.Node(i, 1))
+			// No token with this first byte: skip to the next first byte
+			// the node takes.
+			b := int(tok[0]) + 1
+			for b < 256 && !first.Has(byte(b)) {
+				b++
+			}
+			end := tr.FirstByteStart(b)
 			refuse(i, end)
 			i = end - 1
 			failAt = -1
@@ -666,7 +676,10 @@ outer:
 		for k := len(a.path) - 1; k < len(tok); k++ {
 			s := a.path[k]
 			a.work++
-			t := a.next(s, tok[k])
+			t := a.trans[int(s)<<8|int(tok[k])]
+			if t == stateUnknown {
+				t = a.next(s, tok[k])
+			}
 			if t < 0 {
 				if t == stateFull {
 					return nil, false
@@ -724,7 +737,11 @@ outer:
 		addExits(i, tok, failAt)
 	}
 	a.work += len(a.exits) + len(a.ranges)
-	return newNodeIndex(v, a.acc, count, a.exits, a.ranges, stride), true
+	var list []int32
+	if !invert {
+		list = a.accepted
+	}
+	return newNodeIndex(v, a.acc, list, count, a.exits, a.ranges, stride), true
 }
 
 // leavesBefore reports whether the current token's walk could have left the

@@ -20,6 +20,7 @@ type Trie struct {
 	lcp        []int32 // common prefix length of positions i-1 and i (0 for i = 0)
 	maxLen     int     // longest token, in bytes
 	firstCount [256]int32
+	firstStart [257]int32 // the sorted position of the first token with a first byte >= b
 
 	// The node of depth d first met at position i (d > lcp[i]) is
 	// base[i] + d - lcp[i] - 1. Its tokens are positions i up to end, and
@@ -81,6 +82,9 @@ func New(size int, token func(id int) []byte) *Trie {
 		t.firstCount[b[0]]++
 		prev = b
 	}
+	for b := range 256 {
+		t.firstStart[b+1] = t.firstStart[b] + t.firstCount[b]
+	}
 	t.buildNodes()
 	t.buildPrefixTables()
 	return t
@@ -110,6 +114,11 @@ func (t *Trie) LCP(i int) int { return int(t.lcp[i]) }
 
 // FirstByteCount is the number of tokens that start with b.
 func (t *Trie) FirstByteCount(b byte) int { return int(t.firstCount[b]) }
+
+// FirstByteStart is the sorted position of the first token whose first byte
+// is b or more (Len for b = 256): the tokens that start with b are the
+// positions from FirstByteStart(b) to FirstByteStart(b+1).
+func (t *Trie) FirstByteStart(b int) int { return int(t.firstStart[b]) }
 
 // SizeBytes is the memory the trie holds, in bytes.
 func (t *Trie) SizeBytes() int {
