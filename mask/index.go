@@ -91,6 +91,7 @@ func sortExits(exits []exitEntry, suffixOf func(exitEntry) []byte) {
 		keys[i] = binary.BigEndian.Uint64(k[:])
 	}
 	radixExits(exits, keys, make([]exitEntry, len(exits)), make([]uint64, len(exits)), 56)
+	var run []sufExit // scratch for the runs that agree on eight bytes
 	for lo := 0; lo < len(exits); {
 		hi := lo + 1
 		same := true // the run's suffixes are all equal
@@ -102,12 +103,26 @@ func sortExits(exits []exitEntry, suffixOf func(exitEntry) []byte) {
 			hi++
 		}
 		if !same {
-			slices.SortFunc(exits[lo:hi], func(a, b exitEntry) int {
-				return cmp.Or(bytes.Compare(suffixOf(a), suffixOf(b)), cmp.Compare(a.pos, b.pos))
+			// Each suffix looked up once, not at every comparison.
+			run = run[:0]
+			for _, e := range exits[lo:hi] {
+				run = append(run, sufExit{suffixOf(e), e})
+			}
+			slices.SortFunc(run, func(a, b sufExit) int {
+				return cmp.Or(bytes.Compare(a.suf, b.suf), cmp.Compare(a.e.pos, b.e.pos))
 			})
+			for k, r := range run {
+				exits[lo+k] = r.e
+			}
 		}
 		lo = hi
 	}
+}
+
+// sufExit is an exit with its suffix, for sortExits.
+type sufExit struct {
+	suf []byte
+	e   exitEntry
 }
 
 // radixExits sorts exits stably by keys, whose bytes above shift+8 are

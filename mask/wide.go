@@ -153,11 +153,15 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (x *nod
 	if !ok {
 		return nil, false, false
 	}
+	// The positions of one first byte are a run of the trie.
 	walk := a.walkList[:0]
-	for _, p := range all {
-		if first.Has(v.Token(int(p))[0]) {
-			walk = append(walk, p)
+	for b := range 256 {
+		if !first.Has(byte(b)) || v.FirstByteCount(byte(b)) == 0 {
+			continue
 		}
+		lo, _ := slices.BinarySearch(all, int32(v.FirstByteStart(b)))
+		hi, _ := slices.BinarySearch(all, int32(v.FirstByteStart(b+1)))
+		walk = append(walk, all[lo:hi]...)
 	}
 	a.walkList = walk
 	if len(walk)*maxWideWalk > v.Len() {
@@ -237,7 +241,7 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (x *nod
 		count += bits.OnesCount32(w)
 	}
 	a.work += len(a.exits)
-	return newNodeIndex(v, a.acc, count, a.exits, nil, stride), true, false
+	return newNodeIndex(v, a.acc, nil, count, a.exits, nil, stride), true, false
 }
 
 // takesFirst reports whether the start takes, as a first byte, every byte
