@@ -18,12 +18,14 @@ import (
 
 // maxMaskWork bounds the classification work one first-pass mask may pay for
 // on the decode path, in classify's steps (trie positions visited, bytes
-// stepped, exits recorded). On the schemas below the largest mask takes
-// about 476,000 steps on Llama-3 and 590,000 on Qwen3 (the last positions
-// of maxLength strings and the chunks of long ones); without following
-// chains of states through counted repetitions it was 785,000 and 950,000,
-// and a walk of every token to its end is over 1,000,000.
-const maxMaskWork = 640_000
+// stepped, exits recorded; for a wide node, tokens walked). On the schemas
+// below the largest mask takes about 248,000 steps on Llama-3 and 302,000
+// on Qwen3: the ends of the chunks a long maxLength is cut into, where
+// nearly every token may leave the chunk's rule. Before wide nodes were
+// classified from the vocabulary's rows it was 476,000 and 590,000, before
+// chains of states were followed through counted repetitions 785,000 and
+// 950,000, and a walk of every token to its end is over 1,000,000.
+const maxMaskWork = 320_000
 
 // TestFirstPassClassificationWork decodes the valid instances of fixed
 // MaskBench schemas token by token as the first request for each would, with

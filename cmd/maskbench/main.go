@@ -32,7 +32,11 @@
 // percentiles, the masks' percentiles and rate, peak RSS, and the memory of
 // the shared index and of the grammars. -fresh-per-schema does the same with
 // a new Compiler and an empty shared index for every schema, as if each came
-// to a new process ("fresh per schema:"):
+// to a new process ("fresh per schema:"). The Compiler runs with its default
+// options: -prepare sets the classification it does before Ready
+// (CompilerOptions.PrepareWork) and -warm its background warming goroutines
+// (WarmWorkers; -1 turns each off). Decoding starts the moment a compile is
+// Ready, with no prefill between, so warming has no head start here:
 //
 //	go run ./cmd/maskbench -fresh -every 16
 //
