@@ -246,12 +246,22 @@ type CompilerOptions struct {
 	// deadline), which are taken as passing.
 	LoadRef func(ctx context.Context, uri string) ([]byte, error)
 	// WarmWorkers is the most goroutines that classify compiled grammars'
-	// nodes in the background (default 1; negative: none). Once a compile
-	// is Ready, and on every cache hit, its grammar is queued and its nodes
-	// are classified nearest to the start first, so that a request's first
-	// masks, which would otherwise classify the nodes they meet, find them
-	// done (see mask.Compiled.WarmNext). Warming yields to compiles, takes
-	// the newest grammar first, and never changes a mask.
+	// nodes in the background (default 0: none). Once a compile is Ready,
+	// and on every cache hit, its grammar is queued and its nodes are
+	// classified nearest to where its matchers are first, then nearest to
+	// the start, so that masks that would otherwise classify the nodes they
+	// meet find them done (see mask.Compiled.WarmNext). It pays where an
+	// engine leaves time between Ready and the first masks (a prefill) and
+	// has a core to spare: warming yields to compiles between nodes, takes
+	// the newest grammar first, and never changes a mask, but it classifies
+	// nodes no request may meet, which the grammars then hold. On MaskBench,
+	// decoding from the moment a compile is Ready on two cores, it made no
+	// mask faster and compiles slower, hence off by default.
+	//
+	// Unless both it and PrepareWork are negative, NewCompiler also
+	// classifies, once, the nodes nearly every JSON Schema has (property
+	// names, a string's inside, a number), which the vocabulary's grammars
+	// then share.
 	WarmWorkers int
 	// PrepareWork bounds the classification a compile does before it is
 	// Ready, in steps of the token index's work (see mask.IndexStats and
@@ -357,14 +367,36 @@ func NewCompiler(vocab *tokenizer.Vocab, opts CompilerOptions) (*Compiler, error
 	}
 	c.cache.budget = opts.CacheBytes
 	c.warmer.workers = opts.WarmWorkers
-	if opts.WarmWorkers == 0 {
-		c.warmer.workers = 1
-	}
 	if opts.CacheBytes > 0 {
 		c.cache.shared = func() int64 { return int64(mask.SharedIndexBytes(vocab)) }
 		mask.SetSharedIndexBudget(vocab, int(opts.CacheBytes/2))
 	}
+	if opts.WarmWorkers >= 0 || opts.PrepareWork >= 0 {
+		primeVocab(vocab)
+	}
 	return c, nil
+}
+
+// primerSchema has the nodes nearly every JSON Schema has: an object's
+// property names, a string's inside, a number.
+const primerSchema = `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"},"c":{"type":"array","items":{"type":"integer"}}}}`
+
+// primeVocab classifies every node of primerSchema for vocab, as a server
+// would at start: the classifications are shared with every grammar of the
+// vocabulary that has such nodes, and the rows of tokens a string's inside
+// is classified from are built, so that the first request pays for neither.
+// It costs a few milliseconds the first time for a vocabulary, and little
+// once they are shared.
+func primeVocab(vocab *tokenizer.Vocab) {
+	g, _, err := jsonschema.Compile([]byte(primerSchema), jsonschema.Options{})
+	if err != nil {
+		return
+	}
+	c, err := mask.Compile(g, vocab, mask.Options{})
+	if err != nil {
+		return
+	}
+	c.Warm(context.Background())
 }
 
 // Vocab returns the vocabulary the compiler compiles for.

@@ -13,18 +13,19 @@ import (
 )
 
 // TestCompilerWarms checks that a Compiler classifies a grammar's nodes in
-// the background once it is Ready, that WarmWorkers < 0 turns that off, and
+// the background once it is Ready, that WarmWorkers 0 (the default) and
+// below turns that off, and
 // that the warming goroutine goes away once there is nothing left to warm.
 func TestCompilerWarms(t *testing.T) {
 	voc := vocabtest.Core(t)
 	const schema = `{"type":"object","properties":{"id":{"type":"integer"},"label":{"type":"string","maxLength":12},"kind":{"enum":["a","b","c"]}}}`
-	for _, workers := range []int{0, -1} {
+	for _, workers := range []int{1, 0} {
 		mask.ResetSharedIndex(voc)
 		c, err := NewCompiler(voc, CompilerOptions{WarmWorkers: workers, PrepareWork: -1})
 		require.NoError(t, err)
 		g, err := c.Compile(context.Background(), JSONSchema(schema))
 		require.NoError(t, err)
-		if workers < 0 {
+		if workers <= 0 {
 			assert.Zero(t, g.IndexStats().Warmed)
 			c.mu.Lock()
 			assert.Zero(t, c.warmer.running)

@@ -10,6 +10,16 @@
 // checks only the uncertain tokens, walking them in byte order so shared
 // prefixes are walked once.
 //
+// A node's first classification is paid by the first mask that meets it,
+// so it is made cheap: a wide node (one whose first bytes start most of the
+// vocabulary, as a string's inside does) is classified from rows of the
+// vocabulary's tokens without some bytes, walking only the tokens that may
+// leave its rule; a narrow one walks the trie below the first bytes it
+// takes; the classifications of wide nodes are shared by the grammars of a
+// vocabulary (SetSharedIndexBudget). Compiled.Warm, WarmNext and WarmWithin
+// classify nodes ahead of the matchers, and IndexStats counts the work
+// done on the decode path and ahead of it.
+//
 // Grammars may name whole tokens (token terminals: grammar.Token,
 // TokenIDs, TokenSet, AnyToken, and grammar.LitTokens literals). Compile
 // resolves them against the vocabulary:

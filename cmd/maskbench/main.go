@@ -34,8 +34,8 @@
 // a new Compiler and an empty shared index for every schema, as if each came
 // to a new process ("fresh per schema:"). The Compiler runs with its default
 // options: -prepare sets the classification it does before Ready
-// (CompilerOptions.PrepareWork) and -warm its background warming goroutines
-// (WarmWorkers; -1 turns each off). Decoding starts the moment a compile is
+// (CompilerOptions.PrepareWork; -1 turns it off) and -warm its background
+// warming goroutines (WarmWorkers; none by default). Decoding starts the moment a compile is
 // Ready, with no prefill between, so warming has no head start here:
 //
 //	go run ./cmd/maskbench -fresh -every 16
@@ -78,7 +78,7 @@ func main() {
 	compact := flag.Bool("compact", false, "compile schemas with compact whitespace (default with -jumpforward)")
 	fresh := flag.Bool("fresh", false, "measure the first pass through a rein.Compiler, as in a fresh server process")
 	freshPerSchema := flag.Bool("fresh-per-schema", false, "like -fresh, with a new Compiler and an empty shared index for every schema")
-	warm := flag.Int("warm", 0, "with -fresh, -fresh-per-schema or -batch: the Compiler's background warming goroutines (0: its default, -1: none)")
+	warm := flag.Int("warm", 0, "with -fresh, -fresh-per-schema or -batch: the Compiler's background warming goroutines (0: none, its default)")
 	prepare := flag.Int64("prepare", 0, "with -fresh, -fresh-per-schema or -batch: the Compiler's classification work before Ready (0: its default, -1: none)")
 	batch := flag.Int("batch", 0, "decode the valid instances in batches of this many sequences, in a fresh process (0: off)")
 	workers := flag.Int("workers", 2, "BatchFiller goroutines for -batch")

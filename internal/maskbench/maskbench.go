@@ -50,8 +50,8 @@ type Options struct {
 	// its own: a new Compiler and an empty shared index for each.
 	PerSchemaFresh bool
 	// WarmWorkers is the fresh runners' rein.CompilerOptions.WarmWorkers:
-	// goroutines classifying compiled grammars in the background (0: the
-	// Compiler's default, negative: none).
+	// goroutines classifying compiled grammars in the background (0: none,
+	// the Compiler's default).
 	WarmWorkers int
 	// PrepareWork is the fresh runners' rein.CompilerOptions.PrepareWork:
 	// the classification done before a compile is Ready (0: the
