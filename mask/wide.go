@@ -61,16 +61,17 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, 
 	// which are few, are walked.
 	root := toktrie.Rest{Depth: chainCap}
 	c := a.chainSet(0, &root)
-	var chained wideSet
+	chained := wideSet{ascii: c.ascii, utf8: c.utf8, limit: -1}
 	switch {
 	case c.loop:
-		chained = wideSet{ascii: c.ascii, utf8: c.utf8, states: slices.Clone(a.chainStates), limit: -1}
 	case c.depth == chainCap:
-		chained = wideSet{ascii: c.ascii, utf8: c.utf8, states: slices.Clone(a.chainStates), limit: chainCap, walkLong: true}
+		chained.limit, chained.walkLong = chainCap, true
 	case c.depth > 0 && !c.ends && a.refusesAll(c.last, &c.ascii, c.utf8):
-		// Longer tokens of those bytes die after the chain, refused.
-		chained = wideSet{ascii: c.ascii, utf8: c.utf8, states: slices.Clone(a.chainStates), limit: c.depth}
+		chained.limit = c.depth // longer tokens of those bytes die after the chain, refused
+	default:
+		chained = wideSet{} // nothing along the chain
 	}
+	chained.states = slices.Clone(a.chainStates)
 	// The candidate with the fewer tokens to walk, by an estimate from the
 	// vocabulary's byte counts, before any set of tokens is built.
 	var best *wideSet
@@ -88,8 +89,7 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, 
 	if best == nil {
 		return nil, false
 	}
-	x, ok, _ := a.classifyThrough(v, best, stride)
-	return x, ok
+	return a.classifyThrough(v, best, stride)
 }
 
 // plan fills in w's dirty and walked bytes and estimates the tokens it
@@ -135,10 +135,11 @@ type wideSet struct {
 	cost          int     // plan's estimate of the tokens walked
 }
 
-// classifyThrough classifies from the walk's start through w, reporting
-// false where w is empty or would leave too many tokens to walk, and full
-// where the walk met more configurations than it keeps.
-func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (x *nodeIndex, ok, full bool) {
+// classifyThrough classifies from the walk's start through w, which plan
+// has filled in, reporting false where it would walk too many tokens, where
+// a token set is over its budget, or where the walk met more
+// configurations than it keeps (the caller's fallbacks decide then).
+func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeIndex, bool) {
 	// A token whose first byte the start refuses is refused there, before
 	// any way out of the rule: only the others are walked.
 	var first byteset.Set
@@ -151,7 +152,7 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (x *nod
 	sets := &v.perTrie.sets
 	all, ok := sets.containing(v.Trie, walked)
 	if !ok {
-		return nil, false, false
+		return nil, false
 	}
 	// The positions of one first byte are a run of the trie.
 	walk := a.walkList[:0]
@@ -165,24 +166,24 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (x *nod
 	}
 	a.walkList = walk
 	if len(walk)*maxWideWalk > v.Len() {
-		return nil, false, false
+		return nil, false
 	}
 	if w.walkLong {
 		long, ok := sets.longer(v, w.limit)
 		if !ok {
-			return nil, false, false
+			return nil, false
 		}
 		walk = a.merge(walk, long)
 	}
 	clean, ok := sets.without(v, dirty)
 	if !ok {
-		return nil, false, false
+		return nil, false
 	}
 	a.acc = append(a.acc[:0], clean...)
 	if !a.takesFirst(&first, w) {
 		starts, ok := sets.startingWith(v, first)
 		if !ok {
-			return nil, false, false
+			return nil, false
 		}
 		for i, s := range starts {
 			a.acc[i] &= s
@@ -191,7 +192,7 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (x *nod
 	if w.limit >= 0 {
 		short, ok := sets.atMost(v, w.limit)
 		if !ok {
-			return nil, false, false
+			return nil, false
 		}
 		for i, s := range short {
 			a.acc[i] &= s
@@ -216,7 +217,7 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (x *nod
 			t := a.next(a.path[k], tok[k])
 			if t < 0 {
 				if t == stateFull {
-					return nil, false, true
+					return nil, false
 				}
 				failAt = k
 				break
@@ -241,7 +242,7 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (x *nod
 		count += bits.OnesCount32(w)
 	}
 	a.work += len(a.exits)
-	return newNodeIndex(v, a.acc, nil, count, a.exits, nil, stride), true, false
+	return newNodeIndex(v, a.acc, nil, count, a.exits, nil, stride), true
 }
 
 // takesFirst reports whether the start takes, as a first byte, every byte
