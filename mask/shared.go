@@ -10,7 +10,7 @@ import (
 // maxSharedShape bounds the automata whose classifications are shared: a
 // node reaching more nodes than this is classified for its own grammar
 // only, so describing a shape never costs more than a small walk.
-const maxSharedShape = 1024
+const maxSharedShape = 2048
 
 // DefaultSharedIndexBudget is the memory, in bytes, that the node
 // classifications shared between the grammars of one vocabulary may take

@@ -21,16 +21,15 @@ import (
 func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte, ok bool) {
 	sc := shapePool.Get().(*shapeScratch)
 	defer shapePool.Put(sc)
-	sc.begin(int(p.numNodes))
+	sc.begin(int(p.numNodes), maxDepth)
+	dist := p.distances()
 	count := int32(0)
-	layer := sc.layer[:0] // nodes at the distance being expanded
-	next := sc.next[:0]   // nodes one byte further
-	defer func() { sc.layer, sc.next = layer, next }()
-	var d int32 // the distance being expanded
-	// reach records that x is dist bytes from n and returns its number.
-	reach := func(x, dist int32) int32 {
+	// reach records that x is at least at distance dist from n (capped at
+	// maxDepth: all that is further looks alike) and returns its number.
+	reach := func(x int32, dist int) int32 {
+		dist = min(dist, maxDepth)
 		if sc.gen[x] == sc.g {
-			if sc.dist[x] <= dist {
+			if int(sc.dist[x]) <= dist {
 				return sc.id[x]
 			}
 		} else {
@@ -38,26 +37,25 @@ func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte
 			sc.id[x] = count
 			count++
 		}
-		sc.dist[x] = dist
-		if dist == d {
-			layer = append(layer, x)
-		} else {
-			next = append(next, x)
-		}
+		sc.dist[x] = int32(dist)
+		sc.buckets[dist] = append(sc.buckets[dist], x)
 		return sc.id[x]
 	}
 	reach(n, 0)
-	for ; len(layer) > 0; d++ {
-		for k := 0; k < len(layer); k++ {
+	for d := 0; d <= maxDepth; d++ {
+		// Nodes are appended to the bucket being walked when a callee may
+		// return having taken no byte.
+		for k := 0; k < len(sc.buckets[d]); k++ {
 			if int(count) > maxNodes {
 				return dst, false
 			}
-			x := layer[k]
-			if sc.dist[x] != d {
-				continue // met again at a smaller distance and expanded there
+			x := sc.buckets[d][k]
+			if int(sc.dist[x]) != d {
+				continue // met again nearer and described there
 			}
+			sc.dist[x] = -1 // described: later meetings are further away
 			dst = binary.AppendUvarint(dst, uint64(sc.id[x]))
-			if int(d) >= maxDepth {
+			if d >= maxDepth {
 				// Beyond reach: only that input may get this far matters.
 				dst = append(dst, 0x80)
 				continue
@@ -96,15 +94,17 @@ func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte
 				if c.Tail {
 					tail = 1
 				}
-				// A callee may take no byte before returning, so both ends
-				// of a call count as no further away.
+				// The callee's start is no further away; the return is
+				// as far again as the callee's shortest match, which the
+				// shape shows where it is within reach (a string's escape
+				// rule takes two bytes, so the positions of a counted
+				// string after it are not all "no further away").
 				start := reach(c.Start, d)
-				ret := reach(c.Return, d)
+				ret := reach(c.Return, d+int(min(dist[c.Start], int32(maxDepth))))
 				dst = binary.AppendUvarint(dst, uint64(start)<<1|tail)
 				dst = binary.AppendUvarint(dst, uint64(ret))
 			}
 		}
-		layer, next = next, layer[:0]
 	}
 	return dst, true
 }
@@ -112,15 +112,21 @@ func (p *Program) Shape(dst []byte, n int32, maxDepth, maxNodes int) (out []byte
 // shapeScratch numbers the nodes one Shape call meets: entries whose gen
 // is not the call's g are unset, so nothing is cleared between calls.
 type shapeScratch struct {
-	id, dist    []int32
-	gen         []uint32
-	g           uint32
-	layer, next []int32
+	id, dist []int32
+	gen      []uint32
+	g        uint32
+	buckets  [][]int32 // nodes by distance, 0 to maxDepth
 }
 
 var shapePool = sync.Pool{New: func() any { return new(shapeScratch) }}
 
-func (sc *shapeScratch) begin(nodes int) {
+func (sc *shapeScratch) begin(nodes, maxDepth int) {
+	if len(sc.buckets) < maxDepth+1 {
+		sc.buckets = make([][]int32, maxDepth+1)
+	}
+	for i := range sc.buckets[:maxDepth+1] {
+		sc.buckets[i] = sc.buckets[i][:0]
+	}
 	if len(sc.gen) < nodes {
 		sc.id = make([]int32, nodes)
 		sc.dist = make([]int32, nodes)

@@ -34,35 +34,61 @@ func TestShapeRuns(t *testing.T) {
 	}
 }
 
+// TestShapeCountsCalls checks that a call is as far as its callee's
+// shortest match: the positions of a counted string whose characters may be
+// escapes (a rule taking two bytes) look alike from far enough before the
+// end, so they share one classification, and the last ones do not.
+func TestShapeCountsCalls(t *testing.T) {
+	lit, or, rep, call := grammar.Lit, grammar.Or, grammar.Rep, grammar.Call
+	p, err := Compile(rules("root", rep(or(lit("a"), call(1)), 0, 100), "esc", lit(`\n`)), grammar.Limits{})
+	require.NoError(t, err)
+	at := func(k int) int32 {
+		n := p.Rules[0].Start
+		for range k {
+			n = p.Next(n, 'a')
+		}
+		return n
+	}
+	shape := func(k int) string {
+		s, ok := p.Shape(nil, at(k), 8, 1<<20)
+		require.True(t, ok)
+		return string(s)
+	}
+	require.Equal(t, shape(10), shape(20), "positions 10 and 20 look alike within 8 bytes")
+	require.Equal(t, shape(10), shape(91), "position 91 has 9 characters left")
+	// From position 92 the last character, whose escape is a tail call, is
+	// 7 bytes away.
+	require.NotEqual(t, shape(10), shape(92))
+	require.NotEqual(t, shape(92), shape(95))
+}
+
 // shapeByBytes is Shape written plainly: breadth first, transitions found
 // by looking at each of the 256 bytes.
 func shapeByBytes(p *Program, n int32, maxDepth int) []byte {
 	id := map[int32]int32{}
 	dist := map[int32]int32{}
+	described := map[int32]bool{}
 	var dst []byte
-	var layer, next []int32
-	var d int32
+	buckets := make([][]int32, maxDepth+1)
 	reach := func(x, at int32) int32 {
-		if k, ok := id[x]; ok && dist[x] <= at {
+		at = min(at, int32(maxDepth))
+		if k, ok := id[x]; ok && (described[x] || dist[x] <= at) {
 			return k
 		} else if !ok {
 			id[x] = int32(len(id))
 		}
 		dist[x] = at
-		if at == d {
-			layer = append(layer, x)
-		} else {
-			next = append(next, x)
-		}
+		buckets[at] = append(buckets[at], x)
 		return id[x]
 	}
 	reach(n, 0)
-	for ; len(layer) > 0; d++ {
-		for k := 0; k < len(layer); k++ {
-			x := layer[k]
-			if dist[x] != d {
+	for d := int32(0); int(d) <= maxDepth; d++ {
+		for k := 0; k < len(buckets[d]); k++ {
+			x := buckets[d][k]
+			if described[x] || dist[x] != d {
 				continue
 			}
+			described[x] = true
 			dst = binary.AppendUvarint(dst, uint64(id[x]))
 			if int(d) >= maxDepth {
 				dst = append(dst, 0x80)
@@ -94,12 +120,12 @@ func shapeByBytes(p *Program, n int32, maxDepth int) []byte {
 				if c.Tail {
 					tail = 1
 				}
-				start, ret := reach(c.Start, d), reach(c.Return, d)
+				// A call takes at least its callee's shortest match.
+				start, ret := reach(c.Start, d), reach(c.Return, d+int32(min(p.BytesToEnd(c.Start), maxDepth)))
 				dst = binary.AppendUvarint(dst, uint64(start)<<1|tail)
 				dst = binary.AppendUvarint(dst, uint64(ret))
 			}
 		}
-		layer, next = next, layer[:0]
 	}
 	return dst
 }
