@@ -674,11 +674,16 @@ func (c *compiler) rep(e *grammar.Expr, lo, hi int) *grammar.Expr {
 // one rule; larger counts are split into chunks held by rules (bigRepeat).
 const inlineRepeat = 256
 
-// bigRepeat matches e between min and max times (max < 0: unbounded). Counts
-// above inlineRepeat become chunks of a helper rule, so that no rule's
-// automaton has to count to the full bound: x{0,N} with N = q*B + r is
-// (X{0,q-1} x{0,B-1} | X{q} x{0,r}) where X ::= x{B}, which has bounded
-// ambiguity (the last chunk or the tail).
+// bigRepeat matches e between min and max times (max < 0: unbounded). The
+// first inlineRepeat repetitions are written out in the caller's rule;
+// repetitions past them become chunks of a helper rule, so that no rule's
+// automaton has to count to the full bound.
+//
+// A chunk's end is a rule end inside the repetition: a token that crosses it
+// (most tokens, a few characters before it, inside a long string) can only
+// be decided against the matcher's stack, a walk of every such token at
+// every chunk end. Writing the first repetitions out keeps that cost off
+// every document shorter than them.
 func (c *compiler) bigRepeat(e *grammar.Expr, lo, hi int, name string) (*grammar.Expr, error) {
 	if hi >= 0 && hi < lo {
 		return nil, nil
@@ -689,9 +694,32 @@ func (c *compiler) bigRepeat(e *grammar.Expr, lo, hi int, name string) (*grammar
 	if e == nil {
 		return c.rep(nil, lo, hi), nil
 	}
-	if hi <= inlineRepeat && lo <= inlineRepeat {
+	const head = inlineRepeat
+	if hi <= head && lo <= head || hi < 0 && lo <= head {
 		return c.rep(e, lo, hi), nil
 	}
+	// e{lo,hi} is e{head} e{lo-head,hi-head} when lo reaches head, else
+	// e{lo,head-1} | e{head} e{0,hi-head}: the two share their first
+	// head-1 positions in one automaton, so the choice costs nothing.
+	restHi := hi - head
+	if hi < 0 {
+		restHi = -1
+	}
+	rest, err := c.chunkedRepeat(e, max(lo-head, 0), restHi, name)
+	if err != nil {
+		return nil, err
+	}
+	full := c.cat(c.rep(e, head, head), rest)
+	if lo >= head {
+		return full, nil
+	}
+	return c.or(c.rep(e, lo, head-1), full), nil
+}
+
+// chunkedRepeat matches e between lo and hi times (hi < 0: unbounded) with
+// chunks: x{0,N} with N = q*B + r is (X{0,q-1} x{0,B-1} | X{q} x{0,r}) where
+// X ::= x{B}, which has bounded ambiguity (the last chunk or the tail).
+func (c *compiler) chunkedRepeat(e *grammar.Expr, lo, hi int, name string) (*grammar.Expr, error) {
 	const chunk = 64
 	x, ok := c.chunkRules[e]
 	if !ok {
