@@ -15,12 +15,14 @@ package maskbench
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -71,6 +73,7 @@ type SchemaResult struct {
 	InvalidAccepted int
 	Failure         string // the first failing instance, for the log
 	Passed          bool
+	MaxMask         time.Duration // the slowest of the schema's timed masks
 }
 
 // Report collects a run.
@@ -82,8 +85,9 @@ type Report struct {
 	Ends       int            // instances fed to their end, each end's mask taken
 	Wall       time.Duration
 
-	wantFirst bool      // the next timed mask is a schema's first
-	firstEnd  time.Time // when that mask ended
+	wantFirst bool          // the next timed mask is a schema's first
+	firstEnd  time.Time     // when that mask ended
+	maxMask   time.Duration // the slowest mask of the schema being run
 }
 
 var datasetSuffix = regexp.MustCompile(`(---.*|_\d+)?\.json$`)
@@ -246,8 +250,8 @@ func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r
 		res.CompileErr = err.Error()
 		return res
 	}
-	r.firstEnd, r.wantFirst = time.Time{}, !probe
-	defer func() { r.wantFirst = false }()
+	r.firstEnd, r.wantFirst, r.maxMask = time.Time{}, !probe, 0
+	defer func() { r.wantFirst, res.MaxMask = false, r.maxMask }()
 	m := c.NewMatcher()
 	for k, tc := range tests {
 		if tc.err != nil {
@@ -340,6 +344,7 @@ func (r *Report) timeMask(m *mask.Matcher, bm *mask.Bitmask) error {
 	end := time.Now()
 	d := end.Sub(t)
 	r.Masks.Add(d)
+	r.maxMask = max(r.maxMask, d)
 	if r.wantFirst {
 		r.firstEnd, r.wantFirst = end, false
 	}
@@ -368,11 +373,23 @@ func (r *Report) Summary() string {
 		"compile: %s\n"+
 		"first mask after compile: %s\n"+
 		"masks: %s\n"+
-		"masks that classified a node: %d of %d (%.2f%%), %s in all",
+		"masks that classified a node: %d of %d (%.2f%%), %s in all\n"+
+		"slowest masks: %s",
 		r.Passed(), n, 100*float64(r.Passed())/float64(max(n, 1)), r.InvalidAccepted(),
 		compile.String(), first.String(), r.Masks.String(),
 		r.Classified.Len(), r.Masks.Len(), 100*float64(r.Classified.Len())/float64(max(r.Masks.Len(), 1)),
-		r.Classified.Total().Round(time.Millisecond))
+		r.Classified.Total().Round(time.Millisecond), r.slowest(5))
+}
+
+// slowest names the n schemas with the slowest masks, slowest first.
+func (r *Report) slowest(n int) string {
+	s := slices.Clone(r.Schemas)
+	slices.SortFunc(s, func(a, b SchemaResult) int { return cmp.Compare(b.MaxMask, a.MaxMask) })
+	var parts []string
+	for _, x := range s[:min(n, len(s))] {
+		parts = append(parts, fmt.Sprintf("%s %.1f ms", filepath.Base(x.File), float64(x.MaxMask.Microseconds())/1e3))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // WriteTable prints the per-dataset table and the summary line.
