@@ -454,6 +454,46 @@ func RuneRegexp(ctx context.Context, re *syntax.Regexp, maxStates int) (*RuneDFA
 	return d.MinimizeContext(ctx)
 }
 
+// RuneConcat returns the minimal automaton of the strings xy where a accepts
+// x and b accepts y, within maxStates states (DefaultMaxStates if it is
+// <= 0; past it, an error wrapping ErrTooLarge). It stops once ctx ends,
+// with an error wrapping ctx.Err().
+func RuneConcat(ctx context.Context, a, b *RuneDFA, maxStates int) (*RuneDFA, error) {
+	if a.Start < 0 || b.Start < 0 {
+		return emptyRuneDFA(), nil
+	}
+	n := &runeNFA{}
+	var edges []RuneEdge
+	add := func(d *RuneDFA) int {
+		base := n.states
+		n.states += d.NumStates()
+		for s := range int32(d.NumStates()) {
+			edges = d.AppendEdges(edges[:0], s)
+			for _, e := range edges {
+				n.edges = append(n.edges, runeEdge{int32(base) + s, int32(base) + e.To, e.Lo, e.Hi, byteEdge})
+			}
+		}
+		return base
+	}
+	ba, bb := add(a), add(b)
+	var finals []int
+	for s, f := range a.Final {
+		if f {
+			n.Epsilon(ba+s, bb+int(b.Start))
+		}
+	}
+	for s, f := range b.Final {
+		if f {
+			finals = append(finals, bb+s)
+		}
+	}
+	d, err := n.determinize(ctx, ba+int(a.Start), finals, maxStates)
+	if err != nil {
+		return nil, err
+	}
+	return d.MinimizeContext(ctx)
+}
+
 // runeNFA is an NFA whose edges read one code point from a range, or
 // nothing. RuneRegexp and RuneLiterals build one and determinize it with
 // the subset construction of Determinize.

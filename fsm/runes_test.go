@@ -338,3 +338,44 @@ func FuzzRuneToRegexp(f *testing.F) {
 		}
 	})
 }
+
+// TestRuneConcat checks the concatenation of two automata against the
+// concatenation of their regexes, on every string of up to 5 characters
+// over a small alphabet.
+func TestRuneConcat(t *testing.T) {
+	for _, tc := range [][2]string{
+		{`a*`, `b`}, {`a|bc`, `c*a`}, {``, `ab`}, {`(ab)*`, `(ba)*`}, {`[^a]`, `a?`}, {`é+`, `a|é`},
+	} {
+		a, err := RuneRegexp(context.Background(), mustParse(t, tc[0], syntax.Perl), 0)
+		require.NoError(t, err)
+		b, err := RuneRegexp(context.Background(), mustParse(t, tc[1], syntax.Perl), 0)
+		require.NoError(t, err)
+		got, err := RuneConcat(context.Background(), a, b, 0)
+		require.NoError(t, err)
+		want := regexp.MustCompile(`^(?:` + tc[0] + `)(?:` + tc[1] + `)$`)
+		var walk func(s string)
+		walk = func(s string) {
+			require.Equal(t, want.MatchString(s), got.Match(s), "%q · %q on %q", tc[0], tc[1], s)
+			if utf8.RuneCountInString(s) < 5 {
+				for _, r := range "abcé" {
+					walk(s + string(r))
+				}
+			}
+		}
+		walk("")
+	}
+	empty, err := RuneRegexp(context.Background(), mustParse(t, `[^\x00-\x{10FFFF}]`, syntax.Perl), 0)
+	require.NoError(t, err)
+	a, err := RuneRegexp(context.Background(), mustParse(t, `a`, syntax.Perl), 0)
+	require.NoError(t, err)
+	d, err := RuneConcat(context.Background(), a, empty, 0)
+	require.NoError(t, err)
+	require.True(t, d.IsEmpty())
+}
+
+func mustParse(t *testing.T, src string, flags syntax.Flags) *syntax.Regexp {
+	t.Helper()
+	re, err := syntax.Parse(src, flags)
+	require.NoError(t, err)
+	return re
+}
