@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -33,6 +34,9 @@ func (c *compiler) pattern(loc loc, kw string) (*pattern, error) {
 	if !ok {
 		p = &pattern{}
 		src, err := translateECMA(loc.val)
+		if errors.Is(err, errLookahead) {
+			src, err = c.lookaheadRegex(loc.val)
+		}
 		if err == nil {
 			p.re, err = syntax.Parse(src, syntax.Perl)
 			if err == nil {
@@ -44,6 +48,9 @@ func (c *compiler) pattern(loc loc, kw string) (*pattern, error) {
 	}
 	if p.err != nil {
 		cause := grammar.ErrUnsupported
+		if errors.Is(p.err, errAutomatonSize) {
+			cause = grammar.ErrLimit
+		}
 		if se, ok := p.err.(*syntax.Error); ok {
 			cause = nil
 			switch se.Code {
@@ -71,7 +78,8 @@ const ecmaSpace = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{
 // translateECMA rewrites an ECMA-262 pattern into Go's syntax, keeping its
 // meaning: \s, \S and . get ECMA's definitions, \uXXXX, \u{X}, \cX, \0 and
 // identity escapes are spelled out, [^] and [] are translated, and named
-// groups get Go's spelling. Lookaround and backreferences are errors.
+// groups get Go's spelling. Lookahead is an error wrapping errLookahead
+// (lookaheadRegex compiles it); lookbehind and backreferences are errors.
 func translateECMA(src string) (string, error) {
 	var b strings.Builder
 	inClass := false
@@ -209,7 +217,7 @@ func translateECMA(src string) (string, error) {
 		case c == '(':
 			switch {
 			case strings.HasPrefix(src[i:], "(?=") || strings.HasPrefix(src[i:], "(?!"):
-				return "", fmt.Errorf("lookahead is not supported")
+				return "", fmt.Errorf("%w is not supported", errLookahead)
 			case strings.HasPrefix(src[i:], "(?<=") || strings.HasPrefix(src[i:], "(?<!"):
 				return "", fmt.Errorf("lookbehind is not supported")
 			case strings.HasPrefix(src[i:], "(?<"):
