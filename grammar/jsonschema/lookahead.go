@@ -223,9 +223,8 @@ func treeSize(re *syntax.Regexp, memo map[*syntax.Regexp]int) int {
 
 // laParser reads an ECMA-262 pattern into laNodes.
 type laParser struct {
-	src   string
-	i     int
-	depth int
+	src string
+	i   int
 }
 
 // alternation reads alternatives up to a closing parenthesis or the end.
