@@ -129,31 +129,13 @@ func (c *compiler) laSeq(seq []*laNode, k, all *fsm.RuneDFA) (*fsm.RuneDFA, erro
 				return nil, err
 			}
 		case laGroup:
-			var out *fsm.RuneDFA
-			for _, alt := range x.alts {
-				d, err := c.laSeq(alt, k, all)
-				if err != nil {
-					return nil, err
-				}
-				if out == nil {
-					out = d
-				} else if out, err = c.unionDFA(out, d); err != nil {
-					return nil, err
-				}
+			if k, err = c.laAlts(x.alts, k, all); err != nil {
+				return nil, err
 			}
-			k = out
 		case laLook:
-			var look *fsm.RuneDFA
-			for _, alt := range x.alts {
-				d, err := c.laSeq(alt, all, all)
-				if err != nil {
-					return nil, err
-				}
-				if look == nil {
-					look = d
-				} else if look, err = c.unionDFA(look, d); err != nil {
-					return nil, err
-				}
+			look, err := c.laAlts(x.alts, all, all)
+			if err != nil {
+				return nil, err
 			}
 			if x.neg {
 				look = complement(look)
@@ -173,6 +155,23 @@ func (c *compiler) laSeq(seq []*laNode, k, all *fsm.RuneDFA) (*fsm.RuneDFA, erro
 		}
 	}
 	return k, nil
+}
+
+// laAlts is the union of the alternatives alts, each followed by k.
+func (c *compiler) laAlts(alts [][]*laNode, k, all *fsm.RuneDFA) (*fsm.RuneDFA, error) {
+	var out *fsm.RuneDFA
+	for _, alt := range alts {
+		d, err := c.laSeq(alt, k, all)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = d
+		} else if out, err = c.unionDFA(out, d); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 func (c *compiler) concatDFA(a, b *fsm.RuneDFA) (*fsm.RuneDFA, error) {
