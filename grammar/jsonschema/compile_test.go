@@ -327,6 +327,9 @@ func FuzzCompile(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"object","patternProperties":{"^a":{"type":"integer"},"b$":{"type":"string"}},"propertyNames":{"maxLength":3}}`))
 	f.Add([]byte(`{"not":{"not":{"items":{"const":1}}}}`))
+	// Lookahead patterns take their own parser (lookahead.go).
+	f.Add([]byte(`{"type":"string","pattern":"^(?=.*[A-Z])(?!.*(?:ab|c$))(x(?=y)|[^a])+$"}`))
+	f.Add([]byte(`{"patternProperties":{"(?!x-)^a":{},"((?=a))":{}}}`))
 	f.Fuzz(func(t *testing.T, schema []byte) {
 		opts := jsonschema.Options{Limits: grammar.Limits{Rules: 2000, ExprNodes: 1 << 18, Repeat: 1 << 12, Alternatives: 64, Enum: 500}}
 		for _, lenient := range []bool{false, true} {
