@@ -37,6 +37,11 @@ type closer struct {
 	maxWork int // visits allowed per generation (grammar.Limits.StepWork)
 	over    bool
 	scratch []int32
+
+	// A watched frame: popped says whether its rule ended (the stacks on
+	// it went on below it) since the last ClearPopped.
+	watch            int32
+	watching, popped bool
 }
 
 // joinRet marks a join in frame.ret; its parent field is the offset of its
@@ -140,6 +145,9 @@ func (s *closer) drain(p *Program, out []Top) ([]Top, bool) {
 // (the grammar, or the caller of a ResetAt state, may end). Joins, which may
 // hold joins, are expanded once per generation each.
 func (s *closer) pop(f int32) bool {
+	if s.watching && f == s.watch {
+		s.popped = true
+	}
 	if f < 0 {
 		return true
 	}
@@ -162,6 +170,9 @@ func (s *closer) pop(f int32) bool {
 			return end
 		}
 		for _, m := range s.joinMembers(s.frames[j]) {
+			if s.watching && m == s.watch {
+				s.popped = true
+			}
 			switch {
 			case m < 0:
 				end = true

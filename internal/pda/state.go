@@ -277,6 +277,35 @@ func (s *State) closure(n, f int32) {
 	}
 }
 
+// SoleReturn returns the node frame f continues with once the rule on top of
+// it ends and the frame below it, and false for the bottom or a join
+// (stacks merged with several return nodes).
+func (s *State) SoleReturn(f int32) (ret, below int32, ok bool) {
+	if f < 0 || s.frames[f].ret == joinRet {
+		return -1, -1, false
+	}
+	return s.frames[f].ret, s.frames[f].parent, true
+}
+
+// WatchPops makes the state note, until UnwatchPops, whether frame f (-1:
+// the bottom) is popped: whether a step or PushReturn ends the rule whose
+// stacks stand on it, even a step that is then refused. A caller deciding
+// tokens from a frame's continuation learns this way which verdicts depended
+// on the stack below it.
+func (s *State) WatchPops(f int32) {
+	s.watch, s.watching, s.popped = f, true, false
+}
+
+// UnwatchPops stops WatchPops.
+func (s *State) UnwatchPops() { s.watching, s.popped = false, false }
+
+// Popped reports whether the watched frame was popped since the last
+// ClearPopped (or WatchPops).
+func (s *State) Popped() bool { return s.popped }
+
+// ClearPopped forgets that the watched frame was popped.
+func (s *State) ClearPopped() { s.popped = false }
+
 // ReturnNode returns the node frame f continues with once the rule on top
 // of it ends (for a join, its first member's), or -1 for the bottom.
 func (s *State) ReturnNode(f int32) int32 {
