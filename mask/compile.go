@@ -29,6 +29,7 @@ type Compiled struct {
 	busy    map[int32]chan struct{} // nodes being classified, closed when done
 	warm    warmOrder               // the order Warm classifies nodes in
 	indexed atomic.Int64            // bytes held by the index
+	exits   exitCache               // uncertain tokens decided by caller shape (exits.go)
 	stats   indexStats
 	states  sync.Pool // *pda.State scratch for classification
 }

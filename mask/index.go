@@ -43,6 +43,8 @@ type nodeIndex struct {
 	// its suffixes are walked at run time straight from the trie.
 	ranges []exitRange
 
+	uncertain int // tokens among suffixes and ranges
+
 	err error // the classification failed (a step limit): masks here fail
 }
 
@@ -317,6 +319,10 @@ func newNodeIndex(v *vocabIndex, acc []uint32, list []int32, count int, exits []
 	}
 	x.sufGroup = append(x.sufGroup, int32(len(x.sufToks)))
 	x.sufOff = append(x.sufOff, int32(len(x.sufData)))
+	x.uncertain = len(x.sufToks)
+	for _, r := range x.ranges {
+		x.uncertain += int(r.hi - r.lo)
+	}
 	ns := x.numSuffixes()
 	x.sufSkip = make([]int32, ns)
 	for i := ns - 1; i >= 0; i-- {

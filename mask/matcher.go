@@ -3,6 +3,7 @@ package mask
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/reinlm/rein/internal/byteset"
@@ -37,6 +38,7 @@ type Matcher struct {
 	hist       []histEntry
 	terminated bool
 	budget     budgetState
+	scratch    []uint32 // a row for checkSuffixesByShape
 }
 
 type histEntry struct {
@@ -268,7 +270,9 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	}
 	for _, t := range m.st.Tops() {
 		if t.Frame >= 0 {
-			m.checkSuffixes(out, c.nodeIndex(t.Node), t.Frame)
+			if x := c.nodeIndex(t.Node); !m.checkSuffixesByShape(out, t.Node, x, t.Frame) {
+				m.checkSuffixes(out, x, t.Frame, nil)
+			}
 		}
 	}
 	if err := m.st.Err(); err != nil {
@@ -292,18 +296,26 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	return nil
 }
 
-// checkSuffixes decides the uncertain tokens of node index x at a top whose
-// rule returns into frame f: each distinct suffix is run from what f
+// checkSuffixes decides the uncertain tokens of node index x at a top
+// whose rule returns into frame f: each distinct suffix is run from what f
 // continues with, reusing the walk of the previous suffix's shared prefix,
 // and a suffix taken whole allows every token that leaves the rule with it.
-func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32) {
+//
+// With rec, the frame below f is watched (State.WatchPops) and rec collects
+// the verdicts that depended on it: the suffixes and ranges whose walks
+// ended the rule f returns into, the refused ones included.
+func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRecord) {
 	ns := x.numSuffixes()
 	if ns == 0 && len(x.ranges) == 0 {
 		return
 	}
 	st := m.st
 	top := st.Depth()
-	if !st.PushReturn(f) {
+	pushed := st.PushReturn(f)
+	if rec != nil && st.Popped() {
+		rec.all = true // the return node itself may end its rule
+	}
+	if !pushed {
 		return
 	}
 	// The bytes the caller takes first: a suffix starting with another byte
@@ -313,7 +325,10 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32) {
 		first.Union(m.c.prog.FirstBytes(t.Node))
 	}
 	base := top + 1
-	failAt := -1 // the previous suffix died adding its byte failAt
+	const noPop = math.MaxInt
+	failAt := -1     // the previous suffix died adding its byte failAt
+	failDep := false // and that depended on the stack below (rec)
+	popFrom := noPop // with rec: the first byte of the walk held whose step popped
 	for i := 0; i < ns; i++ {
 		l := int(x.sufLCP[i])
 		if l == 0 && !first.Has(x.sufData[x.sufOff[i]]) {
@@ -322,30 +337,90 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32) {
 			continue
 		}
 		if failAt >= 0 && l > failAt {
+			if failDep {
+				rec.sufs = append(rec.sufs, int32(i))
+			}
 			continue
 		}
 		failAt = -1
 		suf := x.suffix(i)
-		st.Rollback(base + min(l, st.Depth()-base))
+		keep := min(l, st.Depth()-base)
+		st.Rollback(base + keep)
+		if popFrom >= keep {
+			popFrom = noPop
+		}
 		for k := st.Depth() - base; k < len(suf); k++ {
-			if !st.Advance(suf[k]) {
+			if rec != nil {
+				st.ClearPopped()
+			}
+			ok := st.Advance(suf[k])
+			popped := rec != nil && st.Popped()
+			if !ok {
 				failAt = k
+				failDep = popped || popFrom < k
 				break
+			}
+			if popped {
+				popFrom = min(popFrom, k)
 			}
 		}
 		if failAt == 0 {
 			// The caller refuses this first byte: skip every suffix with it.
-			i = int(x.sufSkip[i]) - 1
+			next := int(x.sufSkip[i])
+			if failDep {
+				for j := i; j < next; j++ {
+					rec.sufs = append(rec.sufs, int32(j))
+				}
+			}
+			i = next - 1
 			continue
 		}
 		if failAt < 0 {
+			if popFrom < len(suf) {
+				rec.sufs = append(rec.sufs, int32(i))
+			}
+			for _, id := range x.sufToks[x.sufGroup[i]:x.sufGroup[i+1]] {
+				out[id>>5] |= 1 << (uint32(id) & 31)
+			}
+		} else if failDep {
+			rec.sufs = append(rec.sufs, int32(i))
+		}
+	}
+	for k, r := range x.ranges {
+		if rec != nil {
+			st.ClearPopped()
+		}
+		m.checkRange(out, r, base, &first)
+		if rec != nil && st.Popped() {
+			rec.ranges = append(rec.ranges, int32(k))
+		}
+	}
+	st.Rollback(top)
+}
+
+// checkSome decides the uncertain tokens of x among the suffixes sufs and
+// the ranges ranges, as checkSuffixes does, at a top returning into frame f.
+func (m *Matcher) checkSome(out []uint32, x *nodeIndex, f int32, sufs, ranges []int32) {
+	st := m.st
+	top := st.Depth()
+	if !st.PushReturn(f) {
+		return
+	}
+	var first byteset.Set
+	for _, t := range st.Tops() {
+		first.Union(m.c.prog.FirstBytes(t.Node))
+	}
+	base := top + 1
+	for _, i := range sufs {
+		st.Rollback(base)
+		if st.AdvanceBytes(x.suffix(int(i))) {
 			for _, id := range x.sufToks[x.sufGroup[i]:x.sufGroup[i+1]] {
 				out[id>>5] |= 1 << (uint32(id) & 31)
 			}
 		}
 	}
-	for _, r := range x.ranges {
-		m.checkRange(out, r, base, &first)
+	for _, k := range ranges {
+		m.checkRange(out, x.ranges[k], base, &first)
 	}
 	st.Rollback(top)
 }
