@@ -297,18 +297,8 @@ func (c *compiler) stringAutomaton(s *schema, parts []stringPart, excluded []str
 			return fail(err)
 		}
 	}
-	for _, np := range s.notPatterns {
-		jp, err := c.pattern(np, "not")
-		if err != nil {
-			return nil, err
-		}
-		pd, err := c.searchDFA(jp.re)
-		if err != nil {
-			return fail(err)
-		}
-		if d, err = c.intersect(d, complement(pd)); err != nil {
-			return fail(err)
-		}
+	if d, err = c.exclude(d, s); err != nil {
+		return fail(err)
 	}
 	if len(excluded) > 0 {
 		if d, err = c.intersect(d, complement(literalsDFA(excluded))); err != nil {
@@ -316,6 +306,36 @@ func (c *compiler) stringAutomaton(s *schema, parts []stringPart, excluded []str
 		}
 	}
 	return c.dfaExpr(d)
+}
+
+// exclude removes from d the strings matching a pattern or a format that s
+// excludes (through not).
+func (c *compiler) exclude(d *fsm.RuneDFA, s *schema) (*fsm.RuneDFA, error) {
+	var res []*syntax.Regexp
+	for _, np := range s.notPatterns {
+		jp, err := c.pattern(np, "not")
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, jp.re)
+	}
+	for _, f := range s.notFormats {
+		re, err := syntax.Parse(`^(?:`+formats[f.val]+`)$`, syntax.Perl)
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, re)
+	}
+	for _, re := range res {
+		pd, err := c.searchDFA(re)
+		if err != nil {
+			return nil, err
+		}
+		if d, err = c.intersect(d, complement(pd)); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // stringDFA returns the automaton of the strings branch s accepts (its
@@ -358,18 +378,8 @@ func (c *compiler) stringDFA(s *schema) (*fsm.RuneDFA, error) {
 			return nil, err
 		}
 	}
-	for _, np := range s.notPatterns {
-		jp, err := c.pattern(np, "not")
-		if err != nil {
-			return nil, err
-		}
-		pd, err := c.searchDFA(jp.re)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", errAutomatonSize, err)
-		}
-		if d, err = c.intersect(d, complement(pd)); err != nil {
-			return nil, err
-		}
+	if d, err = c.exclude(d, s); err != nil {
+		return nil, err
 	}
 	var excluded []string
 	for _, v := range s.notVals {

@@ -118,6 +118,15 @@ var schemaCases = []schemaCase{
 	{name: "anyOf with siblings", schema: `{"type":"object","properties":{"a":{},"b":{}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`, valid: []string{`{"a":1}`, `{"b":1}`, `{"a":1,"b":2}`}, invalid: []string{`{}`}},
 	{name: "oneOf disjoint", schema: `{"oneOf":[{"type":"string"},{"type":"integer"}]}`, valid: []string{`"a"`, `1`}, invalid: []string{`null`}},
 	{name: "oneOf overlapping negated", schema: `{"oneOf":[{"type":"integer","minimum":5},{"type":"integer","maximum":10}]}`, valid: []string{`4`, `11`}, invalid: []string{`5`, `10`, `7`}},
+	// Some uuids start with 0: exactly one means a uuid that does not, or
+	// a string starting with 0 that is not a uuid.
+	{name: "oneOf overlapping formats", schema: `{"oneOf":[{"type":"string","format":"uuid"},{"type":"string","pattern":"^0"}]}`,
+		valid: []string{`"12345678-1234-1234-1234-123456789abc"`, `"0"`, `"0x"`}, invalid: []string{`"02345678-1234-1234-1234-123456789abc"`, `"x"`, `""`}},
+	{name: "not format", schema: `{"type":"string","not":{"format":"ipv4"},"maxLength":9}`,
+		valid: []string{`""`, `"1.2.3"`, `"a.b.c.d"`, `"1.2.3.456"`}, invalid: []string{`"1.2.3.4"`, `"1.2.33.44"`}},
+	{name: "oneOf unknown format", schema: `{"oneOf":[{"type":"string","format":"host-name"},{"type":"string","format":"ipv4"}]}`,
+		opts:  &jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, Lenient: true},
+		valid: []string{`"x"`, `"1.2.3"`}, invalid: []string{`"1.2.3.4"`}},
 	{name: "oneOf discriminator", schema: `{"oneOf":[{"properties":{"k":{"const":"a"},"x":{"type":"integer"}},"required":["k"]},{"properties":{"k":{"const":"b"},"x":{"type":"string"}},"required":["k"]}]}`,
 		valid: []string{`{"k":"a","x":1}`, `{"k":"b","x":"s"}`}, invalid: []string{`{"k":"a","x":"s"}`, `{"k":"c"}`}},
 	{name: "not type", schema: `{"not":{"type":"string"}}`, valid: []string{`1`, `null`}, invalid: []string{`"a"`}},

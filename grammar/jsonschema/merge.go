@@ -38,6 +38,7 @@ func (c *compiler) merge(a, b *schema) (*schema, error) {
 	s.patterns = appendLocs(s.patterns, b.patterns)
 	s.notPatterns = appendLocs(s.notPatterns, b.notPatterns)
 	s.formats = appendLocs(s.formats, b.formats)
+	s.notFormats = appendLocs(s.notFormats, b.notFormats)
 	if b.lo != nil && (s.lo == nil || b.lo.Cmp(s.lo) > 0 || b.lo.Cmp(s.lo) == 0 && b.loEx) {
 		s.lo, s.loEx = b.lo, b.loEx
 	}

@@ -162,9 +162,13 @@ func (c *compiler) negateBranch(s *schema) ([]*schema, bool, error) {
 			typed(jtString).patterns = []loc{p}
 		}
 		for _, f := range s.formats {
+			// An unknown format is not checked: it excludes nothing.
 			if _, known := formats[f.val]; known {
-				return nil, false, nil
+				typed(jtString).notFormats = []loc{f}
 			}
+		}
+		for _, f := range s.notFormats {
+			typed(jtString).formats = []loc{f}
 		}
 	}
 	if T&jtNumber != 0 {
@@ -314,7 +318,7 @@ func (c *compiler) disjointIn(x, y *schema, t types, depth int) (bool, error) {
 		if hi >= 0 && lo > hi {
 			return true, nil
 		}
-		if len(x.patterns)+len(x.formats) == 0 && len(y.patterns)+len(y.formats) == 0 {
+		if x.textFree() && y.textFree() {
 			return false, nil
 		}
 		// Patterns and formats: intersect their automata.

@@ -152,6 +152,7 @@ type schema struct {
 	patterns       []loc
 	notPatterns    []loc
 	formats        []loc
+	notFormats     []loc // known formats excluded by not
 
 	lo, hi     *big.Rat
 	loEx, hiEx bool
@@ -198,6 +199,12 @@ func (s *schema) isUniversal() bool {
 	return universal().key() == s.key()
 }
 
+// textFree reports whether s puts no pattern or format on a string's text,
+// either way.
+func (s *schema) textFree() bool {
+	return len(s.patterns)+len(s.notPatterns)+len(s.formats)+len(s.notFormats) == 0
+}
+
 func (s *schema) clone() *schema {
 	t := *s
 	t.enum = append([]*node(nil), s.enum...)
@@ -205,6 +212,7 @@ func (s *schema) clone() *schema {
 	t.patterns = append([]loc(nil), s.patterns...)
 	t.notPatterns = append([]loc(nil), s.notPatterns...)
 	t.formats = append([]loc(nil), s.formats...)
+	t.notFormats = append([]loc(nil), s.notFormats...)
 	t.mults = append([]*big.Rat(nil), s.mults...)
 	t.notMults = append([]*big.Rat(nil), s.notMults...)
 	t.props = append([]prop(nil), s.props...)
@@ -276,6 +284,9 @@ func (s *schema) key() string {
 		}
 		for _, p := range s.formats {
 			w("fmt", p.val)
+		}
+		for _, p := range s.notFormats {
+			w("nfmt", p.val)
 		}
 	}
 	if s.types&jtNumber != 0 {

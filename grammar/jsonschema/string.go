@@ -337,7 +337,8 @@ func (c *compiler) compileString(s *schema) (*grammar.Expr, error) {
 			excluded = append(excluded, v.str)
 		}
 	}
-	if len(parts) == 0 && len(s.notPatterns) == 0 && len(excluded) == 0 {
+	negated := len(s.notPatterns)+len(s.notFormats) > 0
+	if len(parts) == 0 && !negated && len(excluded) == 0 {
 		if minLen == 0 && maxLen < 0 {
 			r, err := c.anyStringRule()
 			return grammar.Call(r), err
@@ -352,7 +353,7 @@ func (c *compiler) compileString(s *schema) (*grammar.Expr, error) {
 		}
 		return c.cat(grammar.Lit(`"`), body, grammar.Lit(`"`)), nil
 	}
-	if len(parts) == 1 && len(s.notPatterns) == 0 && len(excluded) == 0 {
+	if len(parts) == 1 && !negated && len(excluded) == 0 {
 		body, ok, err := c.stringRegex(parts[0], minLen, maxLen)
 		if err != nil {
 			return nil, err
@@ -365,7 +366,7 @@ func (c *compiler) compileString(s *schema) (*grammar.Expr, error) {
 		}
 	}
 	body, err := c.stringAutomaton(s, parts, excluded, minLen, maxLen)
-	if errors.Is(err, errAutomatonSize) && len(parts) == 1 && len(s.notPatterns) == 0 && len(excluded) == 0 && maxLen >= 0 {
+	if errors.Is(err, errAutomatonSize) && len(parts) == 1 && !negated && len(excluded) == 0 && maxLen >= 0 {
 		if body, ok := c.cappedString(parts[0], minLen, maxLen); ok {
 			if body == nil {
 				return nil, nil

@@ -67,7 +67,7 @@ func (c *compiler) validate(s *schema, v *node) (bool, error) {
 	}
 	switch v.kind {
 	case kindString:
-		if v.lone && (s.minLen > 0 || s.maxLen >= 0 || len(s.patterns)+len(s.notPatterns)+len(s.formats) > 0) {
+		if v.lone && (s.minLen > 0 || s.maxLen >= 0 || !s.textFree()) {
 			// Lengths, patterns and formats judge text, which a lone
 			// surrogate is not.
 			return true, c.unsupported(v.ptr, "", "a string with a lone surrogate under length, pattern or format constraints cannot be judged")
@@ -96,6 +96,11 @@ func (c *compiler) validate(s *schema, v *node) (bool, error) {
 		}
 		for _, f := range s.formats {
 			if re, ok := formatRegexps()[f.val]; ok && !re.MatchString(v.str) {
+				return false, nil
+			}
+		}
+		for _, f := range s.notFormats {
+			if re, ok := formatRegexps()[f.val]; ok && re.MatchString(v.str) {
 				return false, nil
 			}
 		}

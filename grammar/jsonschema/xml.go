@@ -468,7 +468,7 @@ func (x *xmlCompiler) rawString(s *schema) (*grammar.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(s.notPatterns) > 0 || len(s.notVals) > 0 {
+	if len(s.notPatterns)+len(s.notFormats) > 0 || len(s.notVals) > 0 {
 		if err := c.unsupported(s.ptr, "not", "a raw string of the %s style cannot be held to a negation", c.opts.Style); err != nil {
 			return nil, err
 		}
