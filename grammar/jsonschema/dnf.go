@@ -28,14 +28,16 @@ func (c *compiler) product(a, b []*schema, ptr string) ([]*schema, error) {
 			if m == nil {
 				continue
 			}
-			k := m.key()
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			out = append(out, m)
-			if len(out) > c.opts.Limits.Alternatives {
-				return nil, c.limitf(ptr, "", "more alternatives than Limits.Alternatives (%d) after distributing anyOf/oneOf/allOf", c.opts.Limits.Alternatives)
+			for _, m := range closeKeys(m) {
+				k := m.key()
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				out = append(out, m)
+				if len(out) > c.opts.Limits.Alternatives {
+					return nil, c.limitf(ptr, "", "more alternatives than Limits.Alternatives (%d) after distributing anyOf/oneOf/allOf", c.opts.Limits.Alternatives)
+				}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"math/big"
+	"slices"
 
 	"github.com/reinlm/rein/grammar"
 )
@@ -204,9 +205,28 @@ func (c *compiler) negateBranch(s *schema) ([]*schema, bool, error) {
 		for _, r := range s.required {
 			typed(jtObject).props = []prop{{name: r, conj: conj{c.falseNode}, shadow: true}}
 		}
-		for _, g := range s.groups {
-			if len(g.pats) > 0 || !g.addl.isTrue() {
-				return nil, false, nil
+		for _, ko := range s.keyOutside {
+			// No key outside ko: the object's keys are among its names.
+			x := typed(jtObject)
+			for _, name := range ko.names {
+				x.props = append(x.props, prop{name: name, shadow: true})
+			}
+			x.groups = []group{{addl: conj{c.falseNode}}}
+		}
+		if closed(s) {
+			// additionalProperties: false fails on a key outside the
+			// declared ones.
+			names := make([]string, len(s.props))
+			for i, p := range s.props {
+				names[i] = p.name
+			}
+			slices.Sort(names)
+			typed(jtObject).keyOutside = []keySet{{names, s.ptr}}
+		} else {
+			for _, g := range s.groups {
+				if len(g.pats) > 0 || !g.addl.isTrue() {
+					return nil, false, nil
+				}
 			}
 		}
 		if !s.propNames.isTrue() {
@@ -396,4 +416,51 @@ func (c *compiler) propConj(s *schema, name string) (conj, error) {
 		return s.props[i].conj, nil
 	}
 	return c.groupConj(s, name)
+}
+
+// closed reports whether s's object keys are its declared properties alone:
+// no pattern properties, no property names, and additionalProperties false
+// (in some group).
+func closed(s *schema) bool {
+	if len(s.groups) == 0 || !s.propNames.isTrue() {
+		return false
+	}
+	var addl conj
+	for _, g := range s.groups {
+		if len(g.pats) > 0 {
+			return false
+		}
+		addl = addl.and(g.addl...)
+	}
+	return addl.isFalse()
+}
+
+// closeKeys resolves s's keyOutside where s is closed: a key outside names
+// is one of s's declared properties (that may appear) outside names, so s
+// becomes a union of branches each requiring one of them (none: nothing).
+// An open s is returned as it is; compiling it refuses the constraint.
+func closeKeys(s *schema) []*schema {
+	if len(s.keyOutside) == 0 || !closed(s) {
+		return []*schema{s}
+	}
+	base := s.clone()
+	base.keyOutside = nil
+	out := []*schema{base}
+	for _, ko := range s.keyOutside {
+		var next []*schema
+		for _, p := range s.props {
+			if _, in := slices.BinarySearch(ko.names, p.name); in || p.conj.isFalse() {
+				continue
+			}
+			for _, b := range out {
+				b = b.clone()
+				if !b.isRequired(p.name) {
+					b.required = append(b.required, p.name)
+				}
+				next = append(next, b)
+			}
+		}
+		out = next
+	}
+	return out
 }

@@ -37,6 +37,11 @@ func (c *compiler) compileObject(s *schema) (*grammar.Expr, error) {
 	if s.maxProps >= 0 && s.minProps > s.maxProps {
 		return nil, nil
 	}
+	if len(s.keyOutside) > 0 {
+		if err := c.unsupported(s.keyOutside[0].ptr, "additionalProperties", "its negation (a key outside the declared properties) cannot be enforced on an object open to other keys"); err != nil {
+			return nil, err
+		}
+	}
 	ws := c.ws
 	colon := c.cat(ws, grammar.Lit(":"), ws)
 	// Declared properties, then required names declared nowhere.

@@ -136,6 +136,13 @@ type contains struct {
 	ptr      string
 }
 
+// keySet is a set of keys an object must have a key outside of: sorted
+// names, and the pointer of the schema whose negation asks it.
+type keySet struct {
+	names []string
+	ptr   string
+}
+
 // issue is a keyword that cannot be enforced, kept until its branch is compiled.
 type issue struct{ ptr, kw, msg string }
 
@@ -165,6 +172,11 @@ type schema struct {
 	groups             []group
 	propNames          conj
 	minProps, maxProps int
+	// keyOutside: for each set, the object has a key outside it (the
+	// negation of additionalProperties: false). It is resolved into
+	// required keys where the branch's own keys are closed (closeKeys),
+	// and refused where they are not.
+	keyOutside []keySet
 
 	prefix             []conj
 	items              conj
@@ -218,6 +230,7 @@ func (s *schema) clone() *schema {
 	t.props = append([]prop(nil), s.props...)
 	t.required = append([]string(nil), s.required...)
 	t.groups = append([]group(nil), s.groups...)
+	t.keyOutside = append([]keySet(nil), s.keyOutside...)
 	t.prefix = append([]conj(nil), s.prefix...)
 	t.shadowPrefix = append([]bool(nil), s.shadowPrefix...)
 	t.contains = append([]contains(nil), s.contains...)
@@ -304,6 +317,9 @@ func (s *schema) key() string {
 		}
 		for _, r := range s.required {
 			w("req", r)
+		}
+		for _, ko := range s.keyOutside {
+			w("kout", strings.Join(ko.names, "\x00"))
 		}
 		for _, g := range s.groups {
 			for _, pp := range g.pats {

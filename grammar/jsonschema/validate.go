@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"context"
 	"math/big"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -128,6 +129,11 @@ func (c *compiler) validate(s *schema, v *node) (bool, error) {
 		}
 		for _, r := range s.required {
 			if v.get(r) == nil {
+				return false, nil
+			}
+		}
+		for _, ko := range s.keyOutside {
+			if !slices.ContainsFunc(v.keys, func(k string) bool { _, in := slices.BinarySearch(ko.names, k); return !in }) {
 				return false, nil
 			}
 		}

@@ -189,6 +189,11 @@ func (x *xmlCompiler) object(s *schema) (*grammar.Expr, error) {
 	if err := c.checkNots(s); err != nil {
 		return nil, err
 	}
+	if len(s.keyOutside) > 0 {
+		if err := c.unsupported(s.keyOutside[0].ptr, "additionalProperties", "its negation (a key outside the declared properties) cannot be enforced here"); err != nil {
+			return nil, err
+		}
+	}
 	if s.hasEnum {
 		if err := c.unsupported(s.enumPtr, "enum", "an object enum or const cannot be written in the %s style", c.opts.Style); err != nil {
 			return nil, err
