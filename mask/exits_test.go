@@ -121,3 +121,38 @@ func checkDoc(c *mask.Compiled, bm *mask.Bitmask, doc string, ids []int, every i
 	}
 	return nil
 }
+
+// TestChunkEndsDoNotAllocate checks the kept verdicts' path (exits.go) for
+// allocations: once a long string's chunk ends have been met, decoding it
+// again (the verdicts served, the dependent suffixes walked again) takes
+// none.
+func TestChunkEndsDoNotAllocate(t *testing.T) {
+	voc := vocabtest.Core(t)
+	if race.Enabled {
+		voc = vocabtest.Load(t, "gpt2")
+	}
+	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"a":{"$ref":"#/$defs/s"},"b":{"$ref":"#/$defs/s"}},"additionalProperties":false,"$defs":{"s":{"type":"string","maxLength":5000}}}`), jsonschema.Options{})
+	require.NoError(t, err)
+	c, err := mask.Compile(g, voc, mask.Options{})
+	require.NoError(t, err)
+	enc, err := voc.Encoder()
+	require.NoError(t, err)
+	text := strings.Repeat("the quick brown fox, \u00e9t\u00e9 42; ", 12)
+	ids := enc.Encode(`{"a": "` + text + `", "b": "` + text + `"}`)
+	m := c.NewMatcher()
+	bm := mask.NewBitmask(1, voc.Size())
+	run := func() {
+		m.Reset()
+		for _, id := range ids {
+			if err := m.FillBitmask(bm, 0); err != nil {
+				panic(err)
+			}
+			if !m.AcceptToken(id) {
+				panic("refused")
+			}
+		}
+	}
+	run()
+	require.Positive(t, mask.ShapedExits(c))
+	require.Zero(t, testing.AllocsPerRun(5, run))
+}
