@@ -37,6 +37,16 @@ func grammarKey(b *strings.Builder, g *grammar.Grammar, lim grammar.Limits) erro
 	visits := 0
 	for _, r := range g.Rules {
 		k.str(r.Name)
+		k.num(r.MaxTokens)
+		k.flag(r.Unique != nil)
+		if u := r.Unique; u != nil {
+			k.num(int(u.Strings))
+			k.num(int(u.Numbers))
+			k.num(len(u.Values))
+			for _, v := range u.Values {
+				k.str(v)
+			}
+		}
 		n, ok := k.expr(r.Body, lim.ExprNodes-visits)
 		if !ok {
 			return fmt.Errorf("%w: grammar: more than Limits.ExprNodes (%d) expression nodes as a tree", grammar.ErrLimit, lim.ExprNodes)

@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp/syntax"
@@ -88,7 +89,52 @@ type Rule struct {
 	// grammar.Text can. It means something only against a vocabulary
 	// (package mask); byte-level matching ignores it.
 	MaxTokens int
+	// Unique, when set, makes the rule a JSON array whose items must be
+	// pairwise distinct JSON values (JSON Schema's uniqueItems): the rule
+	// starts with the array's "[" and its items are the scalars Unique
+	// describes. The matcher checks it as items complete (package mask);
+	// byte-level matching ignores it.
+	Unique *UniqueItems
 }
+
+// UniqueItems describes the items of a rule whose items must be distinct
+// (Rule.Unique): what values an item may take, as far as the check needs
+// to know to tell whether an unfinished item can still become a value not
+// yet in the array. Items are scalars: strings, numbers, true, false, null.
+type UniqueItems struct {
+	// Strings: StringsAny, an item may be any string (from some length
+	// up); StringsSome, some strings (a pattern, a format or a maxLength
+	// constrains them: the matcher searches the automaton for a way to end
+	// an unfinished one on a new value); StringsNone, only those listed in
+	// Values.
+	Strings StringItems
+	// Numbers: NumbersAny, any number; NumbersInteger, any integer written
+	// -?(0|[1-9][0-9]*); NumbersNone, only those listed in Values.
+	Numbers NumberItems
+	// Values lists the other values an item may take, each spelled exactly
+	// as the rule spells it (a number may have several spellings).
+	Values []string
+}
+
+// StringItems says which strings a unique array's item may be.
+type StringItems uint8
+
+// The kinds of StringItems.
+const (
+	StringsNone StringItems = iota
+	StringsAny
+	StringsSome
+)
+
+// NumberItems says which numbers a unique array's item may be.
+type NumberItems uint8
+
+// The kinds of NumberItems.
+const (
+	NumbersNone NumberItems = iota
+	NumbersAny
+	NumbersInteger
+)
 
 // Grammar is a set of rules and the one the whole output must match.
 type Grammar struct {
@@ -701,6 +747,19 @@ func (g *Grammar) Validate() error {
 		if r.MaxTokens < 0 {
 			return fmt.Errorf("grammar: rule %q: negative MaxTokens %d", r.Name, r.MaxTokens)
 		}
+		if u := r.Unique; u != nil {
+			if u.Strings > StringsSome {
+				return fmt.Errorf("grammar: rule %q: unknown Unique.Strings %d", r.Name, u.Strings)
+			}
+			if u.Numbers > NumbersInteger {
+				return fmt.Errorf("grammar: rule %q: unknown Unique.Numbers %d", r.Name, u.Numbers)
+			}
+			for _, v := range u.Values {
+				if !isScalarJSON(v) {
+					return fmt.Errorf("grammar: rule %q: Unique.Values holds %q, which is not a JSON string, number, true, false or null", r.Name, v)
+				}
+			}
+		}
 		if err := g.validExpr(r.Body); err != nil {
 			return fmt.Errorf("grammar: rule %q (%d): %w", r.Name, i, err)
 		}
@@ -776,4 +835,13 @@ func (g *Grammar) validExpr(e *Expr) error {
 		return fmt.Errorf("unknown expression operator %d", e.Op)
 	}
 	return nil
+}
+
+// isScalarJSON reports whether v is the JSON text of one string, number,
+// true, false or null, with no space around it.
+func isScalarJSON(v string) bool {
+	if v == "" || strings.TrimSpace(v) != v || v[0] == '{' || v[0] == '[' {
+		return false
+	}
+	return json.Valid([]byte(v))
 }

@@ -22,7 +22,8 @@ type Compiled struct {
 	vocab  *tokenizer.Vocab
 	voc    *vocabIndex
 	stride int
-	tok    *tokenTerms // the token terminals' classes; nil without any
+	tok    *tokenTerms  // the token terminals' classes; nil without any
+	uniq   *uniqueIndex // rules with distinct items; nil without any
 
 	index   []atomic.Pointer[nodeIndex]
 	mu      sync.Mutex              // guards busy
@@ -110,6 +111,9 @@ func newCompiled(prog *pda.Program, vocab *tokenizer.Vocab) *Compiled {
 		index:  make([]atomic.Pointer[nodeIndex], prog.NumNodes()),
 	}
 	c.states.New = func() any { return pda.NewState(prog) }
+	if prog.HasUnique() {
+		c.uniq = newUniqueIndex(c)
+	}
 	return c
 }
 

@@ -39,6 +39,14 @@
 // literal that merely contains one, or a class or regex that matches it,
 // stays text, spelled by ordinary tokens.
 //
+// A rule marked grammar.Rule.Unique (JSON Schema's uniqueItems) reads an
+// array whose items must be distinct JSON values, which no pushdown state
+// can hold: the Matcher keeps a small run beside the automaton that
+// follows the open array, checks each item as it completes, and removes
+// from the mask the tokens that would repeat an item or leave one able to
+// end only on a value already there (unique.go). Rollback and Fork restore
+// and copy it with the automaton.
+//
 // A Bitmask uses XGrammar's layout: rows of ceil(vocab/32) 32-bit words, bit j
 // of word i allows token 32i+j. Apply masks float32 logits on the CPU; package
 // cuda does the same on the GPU.

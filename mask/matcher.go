@@ -39,6 +39,12 @@ type Matcher struct {
 	terminated bool
 	budget     budgetState
 	scratch    []uint32 // a row for checkSuffixesByShape
+	// With distinct items (Compiled.uniq): the run through the open
+	// array, and its state before each step of hist.
+	uniq    uniqueRun
+	umarks  []uniqueMark
+	usearch []searchLevel // uniqueSearch's stack
+	ubyte   [1]byte
 }
 
 type histEntry struct {
@@ -58,7 +64,9 @@ type budgetState struct {
 
 // NewMatcher returns a matcher at the start of the grammar.
 func (c *Compiled) NewMatcher() *Matcher {
-	return &Matcher{c: c, st: pda.NewState(c.prog)}
+	m := &Matcher{c: c, st: pda.NewState(c.prog)}
+	m.uniq.reset()
+	return m
 }
 
 // Compiled returns the grammar the matcher runs.
@@ -70,17 +78,22 @@ func (m *Matcher) Reset() {
 	m.hist = m.hist[:0]
 	m.terminated = false
 	m.budget = budgetState{}
+	m.uniq.reset()
+	m.umarks = m.umarks[:0]
 }
 
 // Fork returns an independent copy of the matcher.
 func (m *Matcher) Fork() *Matcher {
-	return &Matcher{
+	f := &Matcher{
 		c:          m.c,
 		st:         m.st.Clone(),
 		hist:       append([]histEntry(nil), m.hist...),
 		terminated: m.terminated,
 		budget:     m.budget,
+		umarks:     append([]uniqueMark(nil), m.umarks...),
 	}
+	f.uniq.copyFrom(&m.uniq)
+	return f
 }
 
 // IsTerminated reports whether a stop token has been accepted.
@@ -112,11 +125,13 @@ func (m *Matcher) AcceptToken(id int) bool {
 	}
 	m.st.ClearErr()
 	d := m.st.Depth()
+	m.markUnique()
 	if m.c.isStop(id) {
 		// A stop token ends the output where the grammar may end, and is
 		// a step of it where a token terminal names it; it ends the output
 		// there too if the grammar may end after it.
 		if !m.st.CanEnd() && !m.st.AdvanceToken(m.c.tok.class(id)) {
+			m.unmarkUnique()
 			return false
 		}
 		m.terminated = m.st.CanEnd()
@@ -133,10 +148,13 @@ func (m *Matcher) AcceptToken(id int) bool {
 		ok = m.st.AdvanceToken(k)
 	case k >= 0:
 		ok = m.st.AdvanceEither(b, k)
+	case m.c.uniq != nil:
+		ok = m.advanceUnique(b)
 	default:
 		ok = m.st.AdvanceBytes(b)
 	}
 	if !ok {
+		m.unmarkUnique()
 		return false
 	}
 	m.hist = append(m.hist, histEntry{depth: int32(d), budget: m.budget})
@@ -178,10 +196,18 @@ func (m *Matcher) AcceptString(s string) bool {
 	}
 	m.st.ClearErr()
 	d := m.st.Depth()
-	for i := 0; i < len(s); i++ {
-		if !m.st.Advance(s[i]) {
-			m.st.Rollback(d)
+	m.markUnique()
+	if m.c.uniq != nil {
+		if !m.advanceUnique([]byte(s)) {
+			m.unmarkUnique()
 			return false
+		}
+	} else {
+		for i := 0; i < len(s); i++ {
+			if !m.st.Advance(s[i]) {
+				m.st.Rollback(d)
+				return false
+			}
 		}
 	}
 	m.hist = append(m.hist, histEntry{depth: int32(d), budget: m.budget})
@@ -204,6 +230,10 @@ func (m *Matcher) Rollback(n int) error {
 	k := len(m.hist) - n
 	m.st.Rollback(int(m.hist[k].depth))
 	m.budget = m.hist[k].budget
+	if m.c.uniq != nil {
+		m.uniq.restore(m.umarks[k])
+		m.umarks = m.umarks[:k]
+	}
 	for _, h := range m.hist[k:] {
 		if h.stop {
 			m.terminated = false
@@ -292,6 +322,9 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 			clear(out)
 			return fmt.Errorf("mask: %w", err)
 		}
+	}
+	if c.uniq != nil {
+		m.filterUnique(out)
 	}
 	return nil
 }

@@ -13,14 +13,33 @@ func (c *compiler) compileArray(s *schema) (*grammar.Expr, error) {
 	if maxI >= 0 && minI > maxI {
 		return nil, nil
 	}
-	for _, u := range s.unique {
-		if maxI >= 0 && maxI <= 1 {
-			continue
-		}
-		if err := c.unsupported(u.ptr, u.kw, "%s", u.msg); err != nil {
+	var unique *grammar.UniqueItems
+	if len(s.unique) > 0 && (maxI < 0 || maxI > 1) {
+		u, distinct, err := c.uniqueItems(s)
+		if err != nil {
 			return nil, err
 		}
+		if distinct >= 0 && minI > distinct {
+			return nil, nil // fewer distinct values than items required
+		}
+		unique = u
 	}
+	e, err := c.arrayBody(s, minI, maxI)
+	if err != nil || e == nil || unique == nil {
+		return e, err
+	}
+	// The matcher checks that items are distinct where a rule marked
+	// Unique reads the array (from its "[").
+	r, err := c.newRule(ruleName(s.ptr)+"-unique", e)
+	if err != nil {
+		return nil, err
+	}
+	c.rules[r].Unique = unique
+	return grammar.Call(r), nil
+}
+
+// arrayBody compiles the array of s with between minI and maxI items.
+func (c *compiler) arrayBody(s *schema, minI, maxI int) (*grammar.Expr, error) {
 	ws := c.ws
 	sep := c.cat(ws, grammar.Lit(","), ws)
 	var prefix []*grammar.Expr

@@ -169,7 +169,12 @@ var schemaCases = []schemaCase{
 	{name: "any order", schema: `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a","b"]}`, opts: &jsonschema.Options{Order: jsonschema.OrderAny, Whitespace: jsonschema.WhitespaceCompact},
 		valid: []string{`{"a":1,"b":"x"}`, `{"b":"x","a":1}`, `{"b":"x","c":0,"a":1}`}, invalid: []string{`{"a":1}`, `{"b":"x","a":"1"}`, `{"a":1,"a":2,"b":"x"}`}},
 	{name: "lenient nullable", schema: `{"type":"string","nullable":true}`, opts: &jsonschema.Options{Lenient: true, Whitespace: jsonschema.WhitespaceCompact}, valid: []string{`"a"`, `null`}},
-	{name: "lenient uniqueItems", schema: `{"type":"array","items":{"type":"integer"},"uniqueItems":true}`, opts: &jsonschema.Options{Lenient: true, Whitespace: jsonschema.WhitespaceCompact}, valid: []string{`[1,2]`, `[1,1]`}, invalid: []string{`["a"]`}},
+	{name: "lenient uniqueItems", schema: `{"type":"array","items":{"type":["integer","array"]},"uniqueItems":true}`, opts: &jsonschema.Options{Lenient: true, Whitespace: jsonschema.WhitespaceCompact}, valid: []string{`[1,2]`, `[1,1]`, `[[],[]]`}, invalid: []string{`["a"]`}},
+	// Distinct items the matcher enforces (package mask's tests check it):
+	// the grammar itself is the array's, and more distinct items than
+	// listed values cannot be required.
+	{name: "uniqueItems enforced", schema: `{"type":"array","items":{"type":"integer"},"uniqueItems":true}`, valid: []string{`[1,2]`, `[]`}, invalid: []string{`["a"]`}},
+	{name: "uniqueItems too few values", schema: `{"type":"object","properties":{"a":{"items":{"enum":["x","y"]},"uniqueItems":true,"minItems":3}}}`, valid: []string{`{}`}, invalid: []string{`{"a":["x","y","x"]}`, `{"a":[]}`}},
 }
 
 func manyProps(n int) string {
@@ -210,6 +215,11 @@ func TestJSONSchemaErrors(t *testing.T) {
 		cause   error
 	}{
 		{`{"type":"array","uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
+		{`{"items":{"type":"object"},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
+		{`{"items":{"enum":["a",[1]]},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
+		{`{"items":{"type":"integer","maximum":3},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
+		{`{"prefixItems":[{"type":"string"}],"items":{"type":"string"},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
+		{`{"items":{"type":"string"},"contains":{"const":"a"},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
 		{`{"properties":{"a":{"type":"string","pattern":"(?<=x)"}}}`, "/properties/a/pattern", "pattern", grammar.ErrUnsupported},
 		{`{"type":"object","not":{"additionalProperties":false,"properties":{"a":{}}}}`, "/not/additionalProperties", "additionalProperties", grammar.ErrUnsupported},
 		{`{"properties":{"a":{"pattern":"(a)\\1"}}}`, "/properties/a/pattern", "pattern", grammar.ErrUnsupported},

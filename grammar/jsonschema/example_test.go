@@ -12,17 +12,19 @@ func ExampleCompile() {
 		"properties": {
 			"name": {"type": "string", "maxLength": 20},
 			"age": {"type": "integer", "minimum": 0, "maximum": 150},
-			"tags": {"type": "array", "items": {"enum": ["a", "b"]}, "uniqueItems": true}
+			"tags": {"type": "array", "items": {"enum": ["a", "b"]}, "uniqueItems": true},
+			"points": {"type": "array", "items": {"type": "object"}, "uniqueItems": true}
 		},
 		"required": ["name"],
 		"additionalProperties": false
 	}`)
 
-	// uniqueItems cannot be enforced by a grammar: strict mode says where.
+	// Distinct tags are enforced (the matcher checks items as they
+	// complete); distinct objects cannot be: strict mode says where.
 	_, _, err := jsonschema.Compile(schema, jsonschema.Options{})
 	fmt.Println(err)
 
-	// Lenient mode ignores it and says so.
+	// Lenient mode ignores what it cannot enforce and says so.
 	g, warnings, err := jsonschema.Compile(schema, jsonschema.Options{Lenient: true, Whitespace: jsonschema.WhitespaceCompact})
 	if err != nil {
 		panic(err)
@@ -32,9 +34,9 @@ func ExampleCompile() {
 	}
 	fmt.Println(g.Rules[g.Root].Name, "has", len(g.Rules), "rules")
 	// Output:
-	// jsonschema: /properties/tags/uniqueItems: uniqueItems: uniqueness of array items cannot be enforced by a grammar
-	// warning: /properties/tags/uniqueItems: uniqueItems: uniqueness of array items cannot be enforced by a grammar (ignored)
-	// root has 6 rules
+	// jsonschema: /properties/points/uniqueItems: uniqueItems: distinct items cannot be enforced: an item may be an object or an array (they can for items that are strings, any number or integer, or listed scalars)
+	// warning: /properties/points/uniqueItems: uniqueItems: distinct items cannot be enforced: an item may be an object or an array (they can for items that are strings, any number or integer, or listed scalars) (ignored)
+	// root has 16 rules
 }
 
 func ExampleValidate() {

@@ -257,7 +257,7 @@ func (c *compiler) readKeywords(n *node) (*schema, error) {
 		s.contains = []contains{ct}
 	}
 	if v := n.get("uniqueItems"); v != nil && v.kind == kindBool && v.b {
-		s.unique = []issue{{n.ptr, "uniqueItems", "uniqueness of array items cannot be enforced by a grammar"}}
+		s.unique = []issue{{n.ptr, "uniqueItems", "distinct items cannot be enforced here"}}
 	}
 	return s, nil
 }

@@ -2,7 +2,6 @@ package jsonschema_test
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/oracle"
@@ -64,15 +62,6 @@ var llamaDeviations = []llamaDeviation{
 	{desc: "required props", input: `{"productId": 1, "productName": "A green door", "price": 12.50, "dimensions": {"length": 785, "width": 250.5, "height": -0.359}, "tags": ["home", "green"]}`, anyOrder: true, why: llamaOrderRule},
 }
 
-// llamaLenient lists the schema cases that use a keyword rein cannot enforce
-// and so rejects in strict mode (the pointer of that keyword). llama.cpp
-// ignores the keyword silently; the test checks the strict error, then
-// compiles in Lenient mode, where the keyword must be the only warning.
-// None of the case's strings depends on the keyword.
-var llamaLenient = map[string]string{
-	"required props": "/properties/tags/uniqueItems",
-}
-
 // llamaUnescape undoes the C++ escapes that the extraction of the cases
 // kept in a few strings (llama.cpp writes `"[\"123\"]"`, an ordinary C++
 // string literal, where it means ["123"]). No string of a schema case holds a
@@ -120,7 +109,7 @@ func TestJSONSchemaLlamaCases(t *testing.T) {
 		deviation[[2]string{d.desc, d.input}] = d
 	}
 	used := map[*llamaDeviation]int{}
-	cases, checked, deviations, unescaped, lenient := 0, 0, 0, 0, 0
+	cases, checked, deviations, unescaped := 0, 0, 0, 0
 	for i, c := range file.Cases {
 		if c.Kind != "test_schema" {
 			continue
@@ -128,27 +117,13 @@ func TestJSONSchemaLlamaCases(t *testing.T) {
 		cases++
 		t.Run(fmt.Sprintf("%02d %s", i, c.Desc), func(t *testing.T) {
 			opts := jsonschema.Options{}
-			if ptr, ok := llamaLenient[c.Desc]; ok {
-				_, _, err := jsonschema.Compile([]byte(c.Grammar), opts)
-				require.ErrorIs(t, err, grammar.ErrUnsupported)
-				var e *grammar.Error
-				require.True(t, errors.As(err, &e), "%v is a *grammar.Error", err)
-				assert.Equal(t, ptr, e.Pointer)
-				opts.Lenient = true
-				lenient++
-				t.Logf("compiled in Lenient mode: %s cannot be enforced", ptr)
-			}
 			g, warns, err := jsonschema.Compile([]byte(c.Grammar), opts)
 			require.NoError(t, err, "schema:\n%s", c.Grammar)
 			var ptrs []string
 			for _, w := range warns {
 				ptrs = append(ptrs, w.Pointer)
 			}
-			if opts.Lenient {
-				assert.Equal(t, []string{llamaLenient[c.Desc]}, ptrs)
-			} else {
-				assert.Empty(t, ptrs)
-			}
+			assert.Empty(t, ptrs, "warnings")
 			r, err := oracle.New(g)
 			require.NoError(t, err)
 			var anyOrder *oracle.Recognizer
@@ -196,7 +171,7 @@ func TestJSONSchemaLlamaCases(t *testing.T) {
 		d := &llamaDeviations[i]
 		assert.Equal(t, 1, used[d], "deviation %q / %q should match one failing string", d.desc, d.input)
 	}
-	t.Logf("%d schema cases (%d in Lenient mode), %d strings checked against llama.cpp, %d deviations from the standard checked against rein's own verdict, %d strings unescaped",
-		cases, lenient, checked, deviations, unescaped)
+	t.Logf("%d schema cases, %d strings checked against llama.cpp, %d deviations from the standard checked against rein's own verdict, %d strings unescaped",
+		cases, checked, deviations, unescaped)
 	require.NotZero(t, cases)
 }

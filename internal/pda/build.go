@@ -469,8 +469,9 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim grammar.Limits) 
 		copy(p.classes[256*k:], d.Classes[:])
 		p.classRuns = append(p.classRuns, runsOf(d.Classes[:]))
 		p.nclasses = append(p.nclasses, int32(d.NumClasses))
-		p.Rules = append(p.Rules, RuleInfo{Name: g.Rules[r].Name, MaxTokens: g.Rules[r].MaxTokens, Start: first[r] + d.Start, NumNodes: int32(d.NumStates()), FirstNode: first[r]})
+		p.Rules = append(p.Rules, RuleInfo{Name: g.Rules[r].Name, MaxTokens: g.Rules[r].MaxTokens, Unique: g.Rules[r].Unique, Start: first[r] + d.Start, NumNodes: int32(d.NumStates()), FirstNode: first[r]})
 		p.budgets = p.budgets || g.Rules[r].MaxTokens > 0
+		p.unique = p.unique || g.Rules[r].Unique != nil
 		for s := 0; s < d.NumStates(); s++ {
 			n := first[r] + int32(s)
 			p.nodeRule[n] = ruleNo[r]

@@ -40,14 +40,16 @@ type Program struct {
 	lim       grammar.Limits // what it was compiled with, defaults filled in
 	hasTokens bool           // some rule has a token terminal
 	budgets   bool           // some rule has a token budget
+	unique    bool           // some rule has distinct items
 	memBytes  int            // MemoryBytes
 }
 
 // RuleInfo describes one compiled rule.
 type RuleInfo struct {
 	Name      string
-	MaxTokens int   // grammar.Rule.MaxTokens
-	Start     int32 // global start node
+	MaxTokens int                  // grammar.Rule.MaxTokens
+	Unique    *grammar.UniqueItems // grammar.Rule.Unique
+	Start     int32                // global start node
 	NumNodes  int32
 	FirstNode int32
 }
@@ -62,6 +64,10 @@ func (p *Program) RuleOf(n int32) int { return int(p.nodeRule[n]) }
 
 // HasBudgets reports whether some rule has a token budget (MaxTokens).
 func (p *Program) HasBudgets() bool { return p.budgets }
+
+// HasUnique reports whether some rule's items must be distinct
+// (grammar.Rule.Unique).
+func (p *Program) HasUnique() bool { return p.unique }
 
 // NumNodes is the number of automaton nodes of all rules together.
 func (p *Program) NumNodes() int { return int(p.numNodes) }

@@ -1,0 +1,148 @@
+package jsonschema
+
+import (
+	"github.com/reinlm/rein/grammar"
+)
+
+// uniqueItems describes the items of array schema s (with uniqueItems) for
+// the matcher's check that items are distinct (grammar.Rule.Unique): items
+// that are strings (any, or under a pattern, format or lengths), any
+// number, any integer, or listed values (enum, const, true, false, null),
+// and unions of these. Objects, arrays, and numbers with bounds or
+// multipleOf (whose unfinished items may have only values already used, in
+// ways the check does not search) are refused (strict) or warned about (lenient, which
+// returns nil: uniqueness goes unchecked). distinct is the number of
+// distinct values an item may take, -1 for unbounded.
+func (c *compiler) uniqueItems(s *schema) (u *grammar.UniqueItems, distinct int, err error) {
+	is := s.unique[0]
+	refuse := func(why string) (*grammar.UniqueItems, int, error) {
+		return nil, -1, c.unsupported(is.ptr, is.kw, "distinct items cannot be enforced: %s (they can for items that are strings, any number or integer, or listed scalars)", why)
+	}
+	switch {
+	case len(s.prefix) > 0:
+		return refuse("items are given position by position (prefixItems)")
+	case len(s.contains) > 0:
+		return refuse("the array has contains")
+	case s.items == nil || s.items.isTrue():
+		return refuse("an item may be an object or an array")
+	}
+	branches, err := c.conjDNF(s.items, is.ptr)
+	if err != nil {
+		return nil, 0, err
+	}
+	u = &grammar.UniqueItems{}
+	spelled := map[string]bool{}
+	values := map[string]bool{} // canonical forms of the listed values
+	add := func(v *node) {
+		for _, form := range literalForms(v) {
+			if !spelled[form] {
+				spelled[form] = true
+				u.Values = append(u.Values, form)
+			}
+		}
+		values[canonical(v)] = true
+	}
+	for _, b := range branches {
+		if b.hasEnum {
+			for _, v := range b.enum {
+				ok, err := c.validate(b, v)
+				if err != nil {
+					return nil, 0, err
+				}
+				if !ok {
+					continue
+				}
+				if v.kind == kindObject || v.kind == kindArray {
+					return refuse("an enum or const value is an object or an array")
+				}
+				add(v)
+			}
+			continue
+		}
+		if b.types&(jtObject|jtArray) != 0 {
+			return refuse("an item may be an object or an array")
+		}
+		switch {
+		case b.types&jtString == 0:
+		case b.textFree() && b.maxLen < 0:
+			u.Strings = grammar.StringsAny
+		case u.Strings == grammar.StringsNone:
+			u.Strings = grammar.StringsSome
+		}
+		if b.types&jtNumber != 0 {
+			if b.lo != nil || b.hi != nil || len(b.mults)+len(b.notMults) > 0 || b.types&jtInt == 0 || excludesKind(b, kindNumber) {
+				return refuse("item numbers have bounds, a multipleOf or excluded values")
+			}
+			if b.types&jtFrac != 0 {
+				u.Numbers = grammar.NumbersAny
+			} else if u.Numbers == grammar.NumbersNone {
+				u.Numbers = grammar.NumbersInteger
+			}
+		}
+		if b.types&jtBool != 0 {
+			for _, t := range []bool{true, false} {
+				if !excludes(b, &node{kind: kindBool, b: t}) {
+					add(&node{kind: kindBool, b: t})
+				}
+			}
+		}
+		if b.types&jtNull != 0 && !excludes(b, &node{kind: kindNull}) {
+			add(&node{kind: kindNull})
+		}
+	}
+	if u.Strings != grammar.StringsNone || u.Numbers != grammar.NumbersNone {
+		return u, -1, nil
+	}
+	return u, len(values), nil
+}
+
+// literalForms returns the spellings of scalar v that literal writes.
+func literalForms(v *node) []string {
+	switch v.kind {
+	case kindNull:
+		return []string{"null"}
+	case kindBool:
+		if v.b {
+			return []string{"true"}
+		}
+		return []string{"false"}
+	case kindNumber:
+		forms := []string{v.str}
+		if r := v.num(); r.IsInt() && r.Num().String() != v.str {
+			forms = append(forms, r.Num().String())
+		}
+		return forms
+	}
+	return []string{quote(v.str)}
+}
+
+// canonical returns a form of scalar v equal for equal JSON values.
+func canonical(v *node) string {
+	switch v.kind {
+	case kindNumber:
+		return "n" + v.num().RatString()
+	case kindString:
+		return "s" + v.str
+	}
+	return literalForms(v)[0]
+}
+
+// excludes reports whether not excludes the value v from s.
+func excludes(s *schema, v *node) bool {
+	for _, x := range s.notVals {
+		if equal(x, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// excludesKind reports whether not excludes some value of kind k from s.
+func excludesKind(s *schema, k kind) bool {
+	for _, x := range s.notVals {
+		if x.kind == k {
+			return true
+		}
+	}
+	return false
+}
