@@ -67,7 +67,20 @@ func DiffRows(m *mask.Matcher, got, want []uint32) string {
 // token ended them; an error means the mask allowed nothing while the
 // grammar was not finished, or allowed a token the matcher refused.
 func Walk(m *mask.Matcher, rng *rand.Rand, maxTokens int, stopBias float64, check func(step int, out []byte, row []uint32) error) ([]byte, error) {
+	return walk(m, rng, maxTokens, stopBias, 0, check)
+}
+
+// WalkRepeating is Walk that, with probability repeat at each step, takes
+// again the token taken a few steps before (1 to 8, at random) where the
+// mask allows it: it writes the same items over and over, which probes the
+// checks a grammar makes across items (distinct items).
+func WalkRepeating(m *mask.Matcher, rng *rand.Rand, maxTokens int, stopBias, repeat float64) ([]byte, error) {
+	return walk(m, rng, maxTokens, stopBias, repeat, nil)
+}
+
+func walk(m *mask.Matcher, rng *rand.Rand, maxTokens int, stopBias, repeat float64, check func(step int, out []byte, row []uint32) error) ([]byte, error) {
 	c := m.Compiled()
+	var taken []int
 	voc := c.Vocab()
 	bm := mask.NewBitmask(1, c.VocabSize())
 	stops := voc.StopTokens()
@@ -104,17 +117,31 @@ func Walk(m *mask.Matcher, rng *rand.Rand, maxTokens int, stopBias float64, chec
 				return out, fmt.Errorf("step %d: empty mask after %q", step, out)
 			}
 			id = nthSet(row, rng.IntN(n))
+			if repeat > 0 && rng.Float64() < repeat {
+				if k := len(taken) - 1 - rng.IntN(8); k >= 0 && bm.Allowed(0, taken[k]) {
+					id = taken[k]
+				}
+			}
 		} else {
+			// Ties are broken at random: a check across items (distinct
+			// items) may refuse the end the automaton's distance points
+			// to, and the first byte of the ties, taken over and over,
+			// might never get past it ("0.0", "0.00", ...).
 			id = -1
-			best := int(^uint(0) >> 1)
+			best, ties := int(^uint(0)>>1), 0
 			for b := 0; b < 256; b++ {
 				t := single[b]
 				if t < 0 || !bm.Allowed(0, t) {
 					continue
 				}
 				m.AcceptToken(t)
-				if d := m.BytesToEnd(); d < best {
-					best, id = d, t
+				switch d := m.BytesToEnd(); {
+				case d < best:
+					best, id, ties = d, t, 1
+				case d == best:
+					if ties++; rng.IntN(ties) == 0 {
+						id = t
+					}
 				}
 				if err := m.Rollback(1); err != nil {
 					return out, err
@@ -130,6 +157,7 @@ func Walk(m *mask.Matcher, rng *rand.Rand, maxTokens int, stopBias float64, chec
 		if m.IsTerminated() {
 			return out, nil
 		}
+		taken = append(taken, id)
 		out = append(out, voc.Bytes(id)...)
 		if step > maxTokens+100000 {
 			return out, fmt.Errorf("walk did not finish")
