@@ -28,14 +28,14 @@ export REIN_REQUIRE_DATA := 1
 
 # The race run scales the long property tests down (internal/race); the
 # second and third runs repeat those at full size without the detector (the
-# mask properties, and the random-logit soak of every 20th MaskBench schema
-# and every suite schema), and the fourth runs the MaskBench runner over the full set's every 4th schema when the
+# mask properties, and the random-logit soak of every 20th MaskBench schema,
+# every suite schema and every MaskBench schema with uniqueItems), and the fourth runs the MaskBench runner over the full set's every 4th schema when the
 # full set is present, else over the committed sample, against the floors in
 # internal/maskbench/testdata/floor.json.
 test: vocab lint cuda-check-if-present
 	$(GO) test -race -timeout 40m ./...
 	$(GO) test -count=1 -timeout 20m -run 'TestMaskMatchesReference|TestMaskAgreesWithEarley|TestRandomDecoding|TestClassifyWide|TestShapedExitsMatchReference' ./mask/
-	$(GO) test -count=1 -timeout 20m -run 'TestSoak$$' -v ./internal/soak/
+	$(GO) test -count=1 -timeout 20m -run 'TestSoak$$|TestSoakUniqueItems' -v ./internal/soak/
 	$(GO) test -count=1 -timeout 20m -run 'TestMaskBenchFloor' -v ./internal/maskbench/
 
 conformance: vocab
