@@ -117,6 +117,10 @@ var schemaCases = []schemaCase{
 	{name: "anyOf", schema: `{"anyOf":[{"type":"string","maxLength":2},{"type":"integer","minimum":10}]}`, valid: []string{`"ab"`, `10`}, invalid: []string{`"abc"`, `9`}},
 	{name: "anyOf with siblings", schema: `{"type":"object","properties":{"a":{},"b":{}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`, valid: []string{`{"a":1}`, `{"b":1}`, `{"a":1,"b":2}`}, invalid: []string{`{}`}},
 	{name: "oneOf disjoint", schema: `{"oneOf":[{"type":"string"},{"type":"integer"}]}`, valid: []string{`"a"`, `1`}, invalid: []string{`null`}},
+	// Required by one alternative, given a disjoint value by the other's
+	// patternProperties though not required there (xAPI's identifiers).
+	{name: "oneOf disjoint by a required value", schema: `{"oneOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"type":"object","patternProperties":{"^a$":{"type":"null"}}}]}`, opts: &jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact},
+		valid: []string{`{"a":"x"}`, `{}`, `{"a":null}`, `{"b":1}`, `{"a":"x","b":1}`}, invalid: []string{`{"a":1}`, `{"b":1,"a":2}`}},
 	{name: "oneOf overlapping negated", schema: `{"oneOf":[{"type":"integer","minimum":5},{"type":"integer","maximum":10}]}`, valid: []string{`4`, `11`}, invalid: []string{`5`, `10`, `7`}},
 	// Some uuids start with 0: exactly one means a uuid that does not, or
 	// a string starting with 0 that is not a uuid.

@@ -372,7 +372,8 @@ func (c *compiler) disjointIn(x, y *schema, t types, depth int) (bool, error) {
 		}
 		for _, p := range [][2]*schema{{x, y}, {y, x}} {
 			for _, r := range p[0].required {
-				// Required on one side, forbidden on the other?
+				// Required on one side, forbidden or given a disjoint
+				// schema on the other?
 				other, err := c.propConj(p[1], r)
 				if err != nil {
 					return false, err
@@ -380,9 +381,8 @@ func (c *compiler) disjointIn(x, y *schema, t types, depth int) (bool, error) {
 				if other.isFalse() {
 					return true, nil
 				}
-				if !p[1].isRequired(r) {
-					continue
-				}
+				// A value of both has r, so r's value meets both sides'
+				// schemas for it, whether the other side requires it or not.
 				mine, err := c.propConj(p[0], r)
 				if err != nil {
 					return false, err
