@@ -90,13 +90,20 @@ import (
 // rule defined twice (llama.cpp keeps the last definition), an empty class "[]"
 // (llama.cpp drops it), a reversed range [z-a] or <[9-5]>, a class that
 // matches no code point, a repetition {m,n} with n < m, an escape beyond
-// U+10FFFF or a lone surrogate.
+// U+10FFFF or a lone surrogate. So do three slips llama.cpp reads some
+// meaning into and XGrammar refuses: a '|' with nothing after it at the end
+// of a rule or group ("a" |, which llama.cpp takes for an empty last
+// alternative; an empty first one, ws ::= | " ", is llama.cpp's idiom and
+// stays),
+// a repetition operator right after another ("a"++, "a"??, "a"{1,3}{1,3},
+// which llama.cpp applies in turn: write ("a"+)+), and a raw line break
+// inside [...] (which llama.cpp takes as a member: write \n).
 //
 // lim bounds the source (GBNFBytes, %json schemas included), every
 // repetition count {m,n} and the product of the counts of nested repetitions
 // (GBNFRepeat; an unbounded one counts as its minimum, so that
 // "((x{100}){100}){100}" cannot ask the compiler for a million copies), the
-// nesting of groups and stacked repetition operators (GBNFDepth), the items
+// nesting of groups and repetitions (GBNFDepth), the items
 // of one token list <[...]> and the strings of one %text -(...) (Enum),
 // the rules of a grammar with embedded schemas (Rules), each regular
 // expression (RegexBytes), and each %json schema (the limits are passed to
@@ -411,8 +418,16 @@ func (p *gbnfParser) parseAlternates(nested bool) (*Expr, error) {
 	}
 	alts := []*Expr{seq}
 	for p.peek() == '|' {
+		bar := p.off
 		p.off++
 		p.skipSpace(true)
+		if p.eof() || p.peek() == ')' {
+			// A '|' with nothing after it, at the end of a rule or group:
+			// llama.cpp reads the empty string, but an empty alternative
+			// that means it comes first, by llama.cpp's own idiom
+			// (ws ::= | " "); this is a slip.
+			return nil, p.errorAt(bar, nil, `'|' with nothing after it (an empty alternative is written first, as in x ::= | "a", or as "")`)
+		}
 		seq, err := p.parseSequence(nested)
 		if err != nil {
 			return nil, err
@@ -424,6 +439,7 @@ func (p *gbnfParser) parseAlternates(nested bool) (*Expr, error) {
 
 func (p *gbnfParser) parseSequence(nested bool) (*Expr, error) {
 	var items []*Expr
+	repeated := false // the last item ends with a repetition operator
 	for !p.eof() {
 		if p.steps++; p.steps%1024 == 0 {
 			if err := p.ctx.Err(); err != nil {
@@ -459,6 +475,11 @@ func (p *gbnfParser) parseSequence(nested bool) (*Expr, error) {
 			if len(items) == 0 {
 				return nil, p.errorAt(start, nil, "repetition operator %q has nothing to repeat", c)
 			}
+			if repeated {
+				// llama.cpp applies both; XGrammar refuses them.
+				return nil, p.errorAt(start, nil, "repetition operator %q right after another: group what it repeats, as in (x+)*", c)
+			}
+			repeated = true
 			item, err = p.parseRepetition(items[len(items)-1], nested)
 			if err != nil {
 				return nil, err
@@ -473,6 +494,7 @@ func (p *gbnfParser) parseSequence(nested bool) (*Expr, error) {
 			return nil, err
 		}
 		items = append(items, item)
+		repeated = false
 		p.skipSpace(nested)
 	}
 	return p.built(Cat(items...), items), nil
@@ -653,6 +675,10 @@ func (p *gbnfParser) parseClass() (*Expr, error) {
 		if p.src[p.off] == ']' {
 			p.off++
 			break
+		}
+		if c := p.src[p.off]; c == '\n' || c == '\r' {
+			// llama.cpp takes the raw byte; it is far likelier a missing ']'.
+			return nil, p.errorAt(p.off, nil, "line break inside the character class opened at %s (write \\n or \\r, or close it with ']')", p.posOf(open))
 		}
 		at := p.off
 		lo, err := p.parseChar()

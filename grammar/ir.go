@@ -411,9 +411,17 @@ func (e *Expr) write(b *strings.Builder, names []string) {
 			top.done++
 			stack = append(stack, frame{e: x.Subs[top.done-1]})
 		case x != nil && x.Op == OpRepeat && len(x.Subs) == 1 && top.done == 0:
+			// A repetition of a repetition is grouped: ParseGBNF refuses
+			// stacked operators ("a"++).
 			top.done++
+			if isRepeat(x.Subs[0]) {
+				b.WriteByte('(')
+			}
 			stack = append(stack, frame{e: x.Subs[0]})
 		case x != nil && x.Op == OpRepeat && len(x.Subs) == 1:
+			if isRepeat(x.Subs[0]) {
+				b.WriteByte(')')
+			}
 			switch {
 			case x.Max < 0:
 				fmt.Fprintf(b, "{%d,}", x.Min)
@@ -429,6 +437,8 @@ func (e *Expr) write(b *strings.Builder, names []string) {
 		}
 	}
 }
+
+func isRepeat(e *Expr) bool { return e != nil && e.Op == OpRepeat && len(e.Subs) == 1 }
 
 // writeLeaf writes an expression without parts, or one whose parts GBNF
 // cannot spell: an empty sequence is the empty string, and an empty
