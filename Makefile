@@ -34,7 +34,7 @@ export REIN_REQUIRE_DATA := 1
 # internal/maskbench/testdata/floor.json.
 test: vocab lint cuda-check-if-present
 	$(GO) test -race -timeout 40m ./...
-	$(GO) test -count=1 -timeout 20m -run 'TestMaskMatchesReference|TestMaskAgreesWithEarley|TestRandomDecoding|TestClassifyWide|TestShapedExitsMatchReference' ./mask/
+	$(GO) test -count=1 -timeout 20m -run 'TestMaskMatchesReference|TestMaskAgreesWithEarley|TestLeftRecursiveGrammarsAgreeWithEarley|TestRandomDecoding|TestClassifyWide|TestShapedExitsMatchReference' ./mask/
 	$(GO) test -count=1 -timeout 20m -run 'TestSoak$$|TestSoakUniqueItems' -v ./internal/soak/
 	$(GO) test -count=1 -timeout 20m -run 'TestMaskBenchFloor' -v ./internal/maskbench/
 

@@ -84,3 +84,28 @@ func ExampleChoice() {
 	// Output:
 	// root ::= ("positive" | "negative" | "neutral")
 }
+
+// Left-recursive rules, as grammar authors write them, come back as
+// repetitions that match the same strings; package pda does this itself
+// when it compiles a left-recursive grammar.
+func ExampleRemoveLeftRecursion() {
+	g, err := grammar.ParseGBNF(`root ::= expr
+expr ::= expr "+" term | expr "-" term | term
+term ::= term "*" num | num
+num ::= [0-9]+`, "root", grammar.Limits{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	g, err = grammar.RemoveLeftRecursion(g, grammar.Limits{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(g)
+	// Output:
+	// root ::= expr
+	// expr ::= (term (("+" term) | ("-" term)){0,})
+	// term ::= (num ("*" num){0,})
+	// num ::= [0-9]{1,}
+}

@@ -116,40 +116,77 @@ func TestMaskAgreesWithEarley(t *testing.T) {
 		walks, maxTokens = 1, 8
 	}
 	for _, name := range []string{"json.gbnf", "c.gbnf", "arithmetic.gbnf"} {
-		t.Run(name, func(t *testing.T) {
-			g := loadGBNF(t, name)
-			c, err := mask.Compile(g, voc, mask.Options{})
+		t.Run(name, func(t *testing.T) { agreeWithEarley(t, loadGBNF(t, name), voc, walks, maxTokens) })
+	}
+}
+
+// TestLeftRecursiveGrammarsAgreeWithEarley compiles left-recursive
+// grammars, which the automaton runs rewritten (grammar.RemoveLeftRecursion),
+// and checks their masks against the Earley recognizer of the grammar as
+// written, on Llama-3.
+func TestLeftRecursiveGrammarsAgreeWithEarley(t *testing.T) {
+	voc := vocabtest.Core(t)
+	walks, maxTokens := 6, 30
+	if race.Enabled || testing.Short() {
+		walks, maxTokens = 2, 10
+	}
+	for _, tc := range []struct{ name, src string }{
+		{"arithmetic", `root ::= expr
+expr ::= expr ws [-+] ws term | term
+term ::= term ws [*/] ws factor | factor
+factor ::= "(" ws expr ws ")" | "-" factor | [0-9]+ ("." [0-9]+)?
+ws ::= " "?`},
+		{"list", `root ::= "[" list "]"
+list ::= list ", " item | item
+item ::= [a-z]+ | "'" [a-z ]* "'"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := grammar.ParseGBNF(tc.src, "root", grammar.Limits{})
 			require.NoError(t, err)
-			rng := rand.New(rand.NewPCG(7, 7))
-			for w := 0; w < walks; w++ {
-				m := c.NewMatcher()
-				rec, err := oracle.New(g)
-				require.NoError(t, err)
-				var text []byte
-				_, err = masktest.Walk(m, rng, maxTokens, 0.1, func(step int, out []byte, row []uint32) error {
-					// Catch up the recognizer with what the walk accepted.
-					if !rec.Feed(out[len(text):]) {
-						return fmt.Errorf("Earley refuses %q, which the walk produced", out)
-					}
-					text = append(text[:0], out...)
-					checked := 0
-					for id := 0; id < voc.Size() && checked < 400; id++ {
-						allowed := row[id>>5]&(1<<(uint(id)&31)) != 0
-						if voc.IsSpecial(id) || (!allowed && rng.IntN(200) != 0) {
-							continue
-						}
-						checked++
-						r := rec.Clone()
-						viable := r.Feed(voc.Bytes(id))
-						if viable != allowed {
-							return fmt.Errorf("step %d, token %d %q after %q: mask says %v, Earley says %v", step, id, voc.Bytes(id), text, allowed, viable)
-						}
-					}
-					return nil
-				})
-				require.NoError(t, err)
-			}
+			agreeWithEarley(t, g, voc, walks, maxTokens)
 		})
+	}
+}
+
+// agreeWithEarley decodes g with random logits and, at every step, checks
+// up to 400 tokens (every allowed one first, a sample of the refused) against
+// the Earley recognizer of g: a token is allowed exactly when it leaves the
+// recognizer viable.
+func agreeWithEarley(t *testing.T, g *grammar.Grammar, voc *tokenizer.Vocab, walks, maxTokens int) {
+	c, err := mask.Compile(g, voc, mask.Options{})
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(7, 7))
+	for w := 0; w < walks; w++ {
+		m := c.NewMatcher()
+		rec, err := oracle.New(g)
+		require.NoError(t, err)
+		var text []byte
+		out, err := masktest.Walk(m, rng, maxTokens, 0.1, func(step int, out []byte, row []uint32) error {
+			// Catch up the recognizer with what the walk accepted.
+			if !rec.Feed(out[len(text):]) {
+				return fmt.Errorf("Earley refuses %q, which the walk produced", out)
+			}
+			text = append(text[:0], out...)
+			checked := 0
+			for id := 0; id < voc.Size() && checked < 400; id++ {
+				allowed := row[id>>5]&(1<<(uint(id)&31)) != 0
+				if voc.IsSpecial(id) || (!allowed && rng.IntN(200) != 0) {
+					continue
+				}
+				checked++
+				r := rec.Clone()
+				viable := r.Feed(voc.Bytes(id))
+				if viable != allowed {
+					return fmt.Errorf("step %d, token %d %q after %q: mask says %v, Earley says %v", step, id, voc.Bytes(id), text, allowed, viable)
+				}
+			}
+			return nil
+		})
+		require.NoError(t, err)
+		r, err := oracle.New(g)
+		require.NoError(t, err)
+		r.Feed(out)
+		require.True(t, r.Complete(), "Earley refuses the finished %q", out)
 	}
 }
 

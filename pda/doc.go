@@ -6,10 +6,12 @@
 //
 // Compile turns a grammar.Grammar (from grammar.ParseGBNF, FromRegex, JSON
 // and the others) into a Program: each rule becomes a minimized byte DFA
-// whose rule references are calls. Compile refuses a grammar it could not
-// run: a left-recursive rule (ErrLeftRecursion), a grammar that matches
-// nothing (ErrEmptyLanguage), and automata beyond grammar.Limits (an error
-// wrapping grammar.ErrLimit that names the field). A Program is immutable
+// whose rule references are calls. Left recursion (expr ::= expr "+" term |
+// term) is rewritten away first (grammar.RemoveLeftRecursion). Compile
+// refuses a grammar it could not run: left recursion it cannot rewrite
+// (ErrLeftRecursion, with the reason), a grammar that matches nothing
+// (ErrEmptyLanguage), and automata beyond grammar.Limits (an error wrapping
+// grammar.ErrLimit that names the field). A Program is immutable
 // and shared by any number of States.
 //
 // A State consumes bytes, tells whether the input so far is a complete

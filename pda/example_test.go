@@ -37,8 +37,24 @@ num ::= [0-9]+`, "root", grammar.Limits{})
 
 // Compile refuses a grammar it cannot run, with an error saying why.
 func ExampleCompile_leftRecursion() {
+	// Left recursion is rewritten away: expr runs as "1" ("+" "1")*.
 	g, err := grammar.ParseGBNF(`root ::= expr
 expr ::= expr "+" "1" | "1"`, "root", grammar.Limits{})
+	if err != nil {
+		panic(err)
+	}
+	p, err := pda.Compile(g, grammar.Limits{})
+	if err != nil {
+		panic(err)
+	}
+	s := pda.NewState(p)
+	fmt.Println(s.AdvanceBytes([]byte("1+1+1")), s.CanEnd())
+
+	// Behind a rule that may match nothing, it is not, and the error says
+	// which rules cycle and why.
+	g, err = grammar.ParseGBNF(`root ::= a
+a ::= o a "x" | "y"
+o ::= "o"?`, "root", grammar.Limits{})
 	if err != nil {
 		panic(err)
 	}
@@ -46,8 +62,9 @@ expr ::= expr "+" "1" | "1"`, "root", grammar.Limits{})
 	fmt.Println(errors.Is(err, pda.ErrLeftRecursion))
 	fmt.Println(err)
 	// Output:
+	// true true
 	// true
-	// pda: rule "expr" is left-recursive (expr -> expr): left recursion; rewrite it with repetition, e.g. a ::= b (op b)*
+	// pda: rule "a" is left-recursive (a -> a): left recursion, and it cannot be rewritten away: rule "a" calls itself behind rule "o", which may match the empty string (unsupported)
 }
 
 // Forced gives the bytes every continuation must start with, across rule

@@ -35,9 +35,11 @@ type Program struct {
 	p *pda.Program
 }
 
-// Compile compiles g into a Program, checking it on the way: a left-recursive
-// rule is an error wrapping ErrLeftRecursion, a grammar that matches nothing
-// one wrapping ErrEmptyLanguage, and an automaton larger than lim allows
+// Compile compiles g into a Program, checking it on the way. Left recursion
+// is rewritten away (grammar.RemoveLeftRecursion); where it cannot be (a
+// left call behind something that may match the empty string), the error
+// wraps ErrLeftRecursion and says why. A grammar that matches nothing is
+// an error wrapping ErrEmptyLanguage, and an automaton larger than lim allows
 // (its fields RuleStates, TotalStates and NFAStates) one wrapping
 // grammar.ErrLimit that names the field. lim.StepWork bounds the work of the
 // program's States. A zero field of lim means its default in

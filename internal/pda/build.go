@@ -19,8 +19,10 @@ var ErrEmptyLanguage = errors.New("grammar matches nothing")
 
 // Compile turns a grammar into a Program. Every rule is determinized and
 // minimized; rules that can match nothing are removed with every call to
-// them; rules unreachable from the root are dropped. A rule that can call
-// itself before consuming any byte is an error wrapping ErrLeftRecursion.
+// them; rules unreachable from the root are dropped. Left recursion (a rule
+// that can call itself before consuming any byte) is rewritten away first
+// (grammar.RemoveLeftRecursion); where it cannot be, the error wraps
+// ErrLeftRecursion and says why.
 //
 // lim bounds the automata (its fields RuleStates, TotalStates and
 // NFAStates; a zero field means its default) and, through StepWork, the
@@ -35,10 +37,12 @@ func Compile(g *grammar.Grammar, lim grammar.Limits) (*Program, error) {
 // look at ctx every few thousand steps, and the passes over all rules
 // between rules, so it returns within about a millisecond of the end.
 func CompileContext(ctx context.Context, g *grammar.Grammar, lim grammar.Limits) (*Program, error) {
-	return compile(ctx, g, lim, nil)
+	return compile(ctx, g, lim, nil, true)
 }
 
-func compile(ctx context.Context, g *grammar.Grammar, lim grammar.Limits, classes TokenClasses) (*Program, error) {
+// compile builds g's program; canRewrite lets it rewrite a left-recursive g
+// once (grammar.RemoveLeftRecursion).
+func compile(ctx context.Context, g *grammar.Grammar, lim grammar.Limits, classes TokenClasses, canRewrite bool) (*Program, error) {
 	lim = lim.WithDefaults()
 	if ctx == nil {
 		ctx = context.Background()
@@ -104,7 +108,16 @@ func compile(ctx context.Context, g *grammar.Grammar, lim grammar.Limits, classe
 		}
 	}
 	if err := checkLeftRecursion(g, dfas, reach); err != nil {
-		return nil, err
+		// Rewrite the grammar without left recursion and start again;
+		// where it cannot be, the error says why and which rules cycle.
+		if !canRewrite {
+			return nil, err
+		}
+		g2, rerr := grammar.RemoveLeftRecursionContext(ctx, g, lim)
+		if rerr != nil {
+			return nil, fmt.Errorf("%w, and it cannot be rewritten away: %w", err, rerr)
+		}
+		return compile(ctx, g2, lim, classes, false)
 	}
 	if err := stopped(ctx); err != nil {
 		return nil, err
@@ -401,7 +414,7 @@ func checkLeftRecursion(g *grammar.Grammar, dfas []*fsm.DFA, reach []int) error 
 					n := len(names)
 					names = append(names[:maxCycleNames-2:maxCycleNames-2], fmt.Sprintf("… %d rules …", n-maxCycleNames+1), names[n-1])
 				}
-				return fmt.Errorf("pda: rule %q is left-recursive (%s): %w; rewrite it with repetition, e.g. a ::= b (op b)*",
+				return fmt.Errorf("pda: rule %q is left-recursive (%s): %w",
 					names[0], strings.Join(names, " -> "), ErrLeftRecursion)
 			}
 		}

@@ -87,7 +87,6 @@ func TestCompileErrors(t *testing.T) {
 		is   []error
 		msg  string
 	}{
-		{"direct left recursion", rules("root", call(1), "expr", or(cat(call(1), lit("+"), lit("1")), lit("1"))), grammar.Limits{}, []error{ErrLeftRecursion}, `"expr"`},
 		{"indirect through nullable", rules("root", call(1), "a", or(cat(call(2), call(1), lit("x")), lit("y")), "opt", grammar.Rep(lit("o"), 0, 1)), grammar.Limits{}, []error{ErrLeftRecursion}, `"a"`},
 		{"empty language", rules("root", cat(lit("x"), call(1)), "loop", cat(lit("y"), call(1))), grammar.Limits{}, []error{ErrEmptyLanguage}, "root"},
 		{"too large", rules("root", grammar.Rep(grammar.Rep(lit("ab"), 0, 1000), 0, 1000)), grammar.Limits{}, []error{grammar.ErrLimit}, "Limits.NFAStates"},

@@ -28,7 +28,7 @@ type TokenClasses map[*grammar.Expr][]int
 // classes is an error wrapping grammar.ErrUnsupported: token terminals mean
 // something only against a vocabulary.
 func CompileTokens(ctx context.Context, g *grammar.Grammar, lim grammar.Limits, classes TokenClasses) (*Program, error) {
-	return compile(ctx, g, lim, classes)
+	return compile(ctx, g, lim, classes, true)
 }
 
 // HasTokens reports whether the program has token terminals.
