@@ -196,10 +196,10 @@ var formats = map[string]string{
 	"time":                  formatTime,
 	"date-time":             formatDate + `[Tt]` + formatTime,
 	"duration":              `P(([0-9]+D|[0-9]+M([0-9]+D)?|[0-9]+Y([0-9]+M([0-9]+D)?)?)(T([0-9]+H([0-9]+M([0-9]+S)?)?|[0-9]+M([0-9]+S)?|[0-9]+S))?|T([0-9]+H([0-9]+M([0-9]+S)?)?|[0-9]+M([0-9]+S)?|[0-9]+S)|[0-9]+W)`,
-	"email":                 `[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~-]+)*@` + formatHostname,
-	"idn-email":             `[^@\s"]+@[^@\s"]+`,
+	"email":                 emailGrammar(false),
+	"idn-email":             emailGrammar(true),
 	"hostname":              formatHostname,
-	"idn-hostname":          `[\p{L}\p{N}]([\p{L}\p{N}\p{M}-]*[\p{L}\p{N}])?(\.[\p{L}\p{N}]([\p{L}\p{N}\p{M}-]*[\p{L}\p{N}])?)*`,
+	"idn-hostname":          formatIDNHostname,
 	"ipv4":                  formatIPv4,
 	"ipv6":                  formatIPv6,
 	"uuid":                  `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`,
@@ -220,14 +220,15 @@ const (
 		`|[0-9]{4}-(0[469]|11)-(0[1-9]|[12][0-9]|30)` +
 		`|[0-9]{4}-02-(0[1-9]|1[0-9]|2[0-8])` +
 		`|([0-9]{2}(0[48]|[2468][048]|[13579][26])|([02468][048]|[13579][26])00)-02-29)`
-	formatTime     = `([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])`
-	formatLabel    = `[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?`
-	formatHostname = formatLabel + `(\.` + formatLabel + `)*`
-	formatOctet    = `(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`
-	formatIPv4     = formatOctet + `(\.` + formatOctet + `){3}`
-	formatH16      = `[0-9A-Fa-f]{1,4}`
-	formatLS32     = `(` + formatH16 + `:` + formatH16 + `|` + formatIPv4 + `)`
-	formatIPv6     = `((` + formatH16 + `:){6}` + formatLS32 +
+	formatTime        = `([01][0-9]|2[0-3]):[0-5][0-9]:([0-5][0-9]|60)(\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])`
+	formatIDNHostname = `[\p{L}\p{N}]([\p{L}\p{N}\p{M}-]*[\p{L}\p{N}])?(\.[\p{L}\p{N}]([\p{L}\p{N}\p{M}-]*[\p{L}\p{N}])?)*`
+	formatLabel       = `[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?`
+	formatHostname    = formatLabel + `(\.` + formatLabel + `)*`
+	formatOctet       = `(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`
+	formatIPv4        = formatOctet + `(\.` + formatOctet + `){3}`
+	formatH16         = `[0-9A-Fa-f]{1,4}`
+	formatLS32        = `(` + formatH16 + `:` + formatH16 + `|` + formatIPv4 + `)`
+	formatIPv6        = `((` + formatH16 + `:){6}` + formatLS32 +
 		`|::(` + formatH16 + `:){5}` + formatLS32 +
 		`|(` + formatH16 + `)?::(` + formatH16 + `:){4}` + formatLS32 +
 		`|((` + formatH16 + `:){0,1}` + formatH16 + `)?::(` + formatH16 + `:){3}` + formatLS32 +
@@ -252,6 +253,25 @@ const (
 	formatVarChar = `([A-Za-z0-9_]|%[0-9A-Fa-f]{2})`
 	formatVarSpec = formatVarChar + `(\.?` + formatVarChar + `)*(:[1-9][0-9]{0,3}|\*)?`
 )
+
+// emailGrammar writes RFC 5321's Mailbox (idn: RFC 6531's, whose atext and
+// qtext add every non-ASCII character and whose domain is an idn-hostname)
+// as an RE2 pattern: a dot-string or a quoted string, "@", then a domain or
+// an address literal ([IPv4] or [IPv6:…]). The local part's bound of 64
+// octets is not checked.
+func emailGrammar(idn bool) string {
+	atext := `A-Za-z0-9!#$%&'*+/=?^_` + "`" + `{|}~\-`
+	qtext := `\x20\x21\x23-\x5B\x5D-\x7E`
+	domain := formatHostname
+	if idn {
+		atext += `\x{80}-\x{10FFFF}`
+		qtext += `\x{80}-\x{10FFFF}`
+		domain = formatIDNHostname
+	}
+	local := `([` + atext + `]+(\.[` + atext + `]+)*|"([` + qtext + `]|\\[\x20-\x7E])*")`
+	literal := `\[(` + formatIPv4 + `|IPv6:` + formatIPv6 + `)\]`
+	return local + `@(` + domain + `|` + literal + `)`
+}
 
 // uriRegexps holds RFC 3986's URI and URI-reference, or RFC 3987's IRI and
 // IRI-reference, as RE2 patterns.
