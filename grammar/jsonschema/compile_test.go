@@ -241,6 +241,16 @@ func TestJSONSchemaErrors(t *testing.T) {
 		cause   error
 	}{
 		{`{"type":"array","uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
+		// A keyword of the wrong kind, per the metaschema, is not passed over.
+		{`{"type":"object","required":{"key":"x"}}`, "/required", "required", nil},
+		{`{"properties":{"a":{"type":"string","required":true}}}`, "/properties/a/required", "required", nil},
+		{`{"type":"string","format":5}`, "/format", "format", nil},
+		{`{"type":"array","uniqueItems":"yes"}`, "/uniqueItems", "uniqueItems", nil},
+		{`{"$defs":[],"type":"null"}`, "/$defs", "$defs", nil},
+		{`{"definitions":3}`, "/definitions", "definitions", nil},
+		{`{"if":3}`, "/if", "if", nil},
+		{`{"items":{"type":"string","title":["x"]}}`, "/items/title", "title", nil},
+		{`{"deprecated":"no"}`, "/deprecated", "deprecated", nil},
 		{`{"items":{"type":"object"},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
 		{`{"items":{"enum":["a",[1]]},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
 		{`{"items":{"type":"integer","maximum":3},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
@@ -298,6 +308,17 @@ func TestJSONSchemaLenient(t *testing.T) {
 		assert.Contains(t, w.String(), w.Keyword)
 	}
 	assert.ElementsMatch(t, []string{"/properties/tags/uniqueItems", "/properties/code/format"}, ptrs)
+
+	// A keyword of the wrong kind is a warning, and passed over.
+	g, warns, err = jsonschema.Compile([]byte(`{"type":"object","properties":{"a":{"type":"string","required":true,"title":7}},"required":["a"]}`),
+		jsonschema.Options{Lenient: true, Whitespace: jsonschema.WhitespaceCompact})
+	require.NoError(t, err)
+	ptrs = nil
+	for _, w := range warns {
+		ptrs = append(ptrs, w.Pointer+" "+w.Keyword)
+	}
+	assert.ElementsMatch(t, []string{"/properties/a/required required", "/properties/a/title title"}, ptrs)
+	assertLanguage(t, g, []string{`{"a":"x"}`}, []string{`{}`, `{"a":1}`})
 }
 
 // TestJSONSchemaSharing checks that equal subschemas share one rule and that

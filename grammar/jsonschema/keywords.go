@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"math/big"
+	"slices"
 )
 
 // readKeywords collects the node's own assertion keywords (everything but
@@ -11,6 +12,17 @@ func (c *compiler) readKeywords(n *node) (*schema, error) {
 	s.ptr = n.ptr
 	bad := func(kw, what string) error {
 		return c.errorf(n.ptr, kw, nil, "must be %s", what)
+	}
+	// malformed reports a keyword of the wrong type that is otherwise
+	// easy to pass over (a draft-3 "required": true, a number for a
+	// format): an error, or under Lenient a warning (the keyword is
+	// ignored).
+	malformed := func(kw, what string, v *node) error {
+		if c.opts.Lenient {
+			c.warn(n.ptr, kw, "must be %s, not %s (ignored)", what, kindName(v.kind))
+			return nil
+		}
+		return c.errorf(n.ptr, kw, nil, "must be %s, not %s", what, kindName(v.kind))
 	}
 	count := func(kw string) (int, bool, error) {
 		v := n.get(kw)
@@ -25,6 +37,9 @@ func (c *compiler) readKeywords(n *node) (*schema, error) {
 			return c.opts.Limits.Repeat + 1, true, nil
 		}
 		return int(r.Int64()), true, nil
+	}
+	if err := c.checkShapes(n, malformed); err != nil {
+		return nil, err
 	}
 	var err error
 	if v := n.get("type"); v != nil {
@@ -90,6 +105,10 @@ func (c *compiler) readKeywords(n *node) (*schema, error) {
 	}
 	if v := n.get("format"); v != nil && v.kind == kindString {
 		s.formats = []loc{{v.str, n.ptr}}
+	} else if v != nil {
+		if err := malformed("format", "a string", v); err != nil {
+			return nil, err
+		}
 	}
 
 	// Numbers.
@@ -162,6 +181,10 @@ func (c *compiler) readKeywords(n *node) (*schema, error) {
 			if !s.isRequired(e.str) {
 				s.required = append(s.required, e.str)
 			}
+		}
+	} else if v != nil {
+		if err := malformed("required", "an array of strings", v); err != nil {
+			return nil, err
 		}
 	}
 	pp, ap := n.get("patternProperties"), n.get("additionalProperties")
@@ -258,6 +281,47 @@ func (c *compiler) readKeywords(n *node) (*schema, error) {
 	}
 	if v := n.get("uniqueItems"); v != nil && v.kind == kindBool && v.b {
 		s.unique = []issue{{n.ptr, "uniqueItems", "distinct items cannot be enforced here"}}
+	} else if v != nil && v.kind != kindBool {
+		if err := malformed("uniqueItems", "a boolean", v); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
+}
+
+// keywordShapes are the JSON kinds the metaschema gives the keywords that
+// nothing else reads the value of when it is the wrong kind: a schema
+// container no $ref reaches, a lone "if", annotations.
+var keywordShapes = map[string]struct {
+	kinds []kind
+	what  string
+}{
+	"$defs":       {[]kind{kindObject}, "an object of schemas"},
+	"definitions": {[]kind{kindObject}, "an object of schemas"},
+	"if":          {[]kind{kindObject, kindBool}, "a schema"},
+	"title":       {[]kind{kindString}, "a string"},
+	"description": {[]kind{kindString}, "a string"},
+	"$comment":    {[]kind{kindString}, "a string"},
+	"readOnly":    {[]kind{kindBool}, "a boolean"},
+	"writeOnly":   {[]kind{kindBool}, "a boolean"},
+	"deprecated":  {[]kind{kindBool}, "a boolean"},
+	"examples":    {[]kind{kindArray}, "an array"},
+}
+
+// checkShapes reports, through malformed, the keywords of n whose value is
+// not of the kind keywordShapes gives them, in a fixed order.
+func (c *compiler) checkShapes(n *node, malformed func(kw, what string, v *node) error) error {
+	for _, kw := range []string{"$defs", "definitions", "if", "title", "description", "$comment", "readOnly", "writeOnly", "deprecated", "examples"} {
+		v := n.get(kw)
+		if v == nil {
+			continue
+		}
+		shape := keywordShapes[kw]
+		if !slices.Contains(shape.kinds, v.kind) {
+			if err := malformed(kw, shape.what, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
