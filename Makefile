@@ -24,7 +24,7 @@ STATICCHECK_VERSION := v0.8.2
 
 export REIN_REQUIRE_DATA := 1
 
-.PHONY: test conformance vocab lint vet staticcheck bench
+.PHONY: test conformance vocab suite lint vet staticcheck bench
 
 # The race run scales the long property tests down (internal/race); the
 # second and third runs repeat those at full size without the detector (the
@@ -32,7 +32,7 @@ export REIN_REQUIRE_DATA := 1
 # every suite schema and every MaskBench schema with uniqueItems), and the fourth runs the MaskBench runner over the full set's every 4th schema when the
 # full set is present, else over the committed sample, against the floors in
 # internal/maskbench/testdata/floor.json.
-test: vocab lint cuda-check-if-present
+test: vocab suite lint cuda-check-if-present
 	$(GO) test -race -timeout 40m ./...
 	$(GO) test -count=1 -timeout 20m -run 'TestMaskMatchesReference|TestMaskAgreesWithEarley|TestLeftRecursiveGrammarsAgreeWithEarley|TestRandomDecoding|TestClassifyWide|TestShapedExitsMatchReference' ./mask/
 	$(GO) test -count=1 -timeout 20m -run 'TestSoak$$|TestSoakUniqueItems' -v ./internal/soak/
@@ -43,6 +43,9 @@ conformance: vocab
 
 vocab:
 	@bash scripts/fetch-vocab.sh $(CACHE)/tokenizers
+
+suite:
+	@bash scripts/fetch-suite.sh $(CACHE)/json-schema-test-suite
 
 lint: vet staticcheck
 

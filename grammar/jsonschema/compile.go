@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp/syntax"
 	"strings"
@@ -246,6 +247,11 @@ type compiler struct {
 	depth    int
 }
 
+// ErrNoValue is wrapped by the error for a schema that no JSON value
+// satisfies ({"allOf":[false]}, a string with minLength above maxLength):
+// a grammar for it would match nothing, so no document can be decoded.
+var ErrNoValue = errors.New("no value satisfies the schema")
+
 func (c *compiler) compile(schema []byte) (*grammar.Grammar, error) {
 	doc, err := c.ix.parse(schema, defaultBase, "")
 	if err != nil {
@@ -270,7 +276,7 @@ func (c *compiler) compile(schema []byte) (*grammar.Grammar, error) {
 		return nil, err
 	}
 	if root < 0 {
-		return nil, c.errorf("", "", nil, "the schema accepts no value")
+		return nil, c.errorf("", "", ErrNoValue, "the schema accepts no value")
 	}
 	if err := c.ix.checkUnique(); err != nil {
 		return nil, err
@@ -852,9 +858,9 @@ func (c *compiler) literal(v *node) *grammar.Expr {
 		}
 		return grammar.Lit("false")
 	case kindNumber:
-		forms := []*grammar.Expr{grammar.Lit(v.str)}
-		if r := v.num(); r.IsInt() && r.Num().String() != v.str {
-			forms = append(forms, grammar.Lit(r.Num().String()))
+		var forms []*grammar.Expr
+		for _, f := range literalForms(v) {
+			forms = append(forms, numberSpelling(f))
 		}
 		return grammar.Or(forms...)
 	case kindString:
@@ -883,6 +889,21 @@ func (c *compiler) literal(v *node) *grammar.Expr {
 		parts = append(parts, c.ws)
 	}
 	return c.cat(append(parts, grammar.Lit("}"))...)
+}
+
+// numberSpelling matches the number written f and, where f has no
+// exponent, the same value with zeros after its digits: "1", "1.0", "1.00";
+// "2.5", "2.50". (Every spelling of a value, exponents included, is not a
+// regular language; these are the ones writers use.)
+func numberSpelling(f string) *grammar.Expr {
+	zeros := grammar.Rep(grammar.Lit("0"), 0, -1)
+	switch {
+	case strings.ContainsAny(f, "eE"):
+		return grammar.Lit(f)
+	case strings.Contains(f, "."):
+		return grammar.Cat(grammar.Lit(f), zeros)
+	}
+	return grammar.Cat(grammar.Lit(f), grammar.Rep(grammar.Cat(grammar.Lit("."), grammar.Rep(grammar.Lit("0"), 1, -1)), 0, 1))
 }
 
 // compileEnum compiles a schema with enum or const: the listed values that

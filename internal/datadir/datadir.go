@@ -226,3 +226,19 @@ func Tokenizer(tb testing.TB, elem ...string) string {
 	missing(tb, "the vocabulary file "+filepath.ToSlash(rel), "run `make vocab`")
 	return ""
 }
+
+// SuiteDrafts returns the folder of the JSON Schema Test Suite's drafts
+// before 2020-12 (draft4, draft6, draft7, draft2019-09, remotes):
+// $REIN_SUITE_DRAFTS, else .cache/json-schema-test-suite under the module
+// root (filled by `make suite`), failing or skipping tb when it is missing.
+func SuiteDrafts(tb testing.TB) string {
+	tb.Helper()
+	d := os.Getenv("REIN_SUITE_DRAFTS")
+	if d == "" {
+		d = filepath.Join(Root(), ".cache", "json-schema-test-suite")
+	}
+	if !exists(filepath.Join(d, "COMPLETE")) {
+		missing(tb, "the JSON Schema Test Suite's earlier drafts", "run `make suite`")
+	}
+	return d
+}
