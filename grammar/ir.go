@@ -111,10 +111,8 @@ type UniqueItems struct {
 	// Numbers: NumbersAny, any number; NumbersInteger, any integer written
 	// -?(0|[1-9][0-9]*); NumbersNone, only those listed in Values.
 	Numbers NumberItems
-	// Values lists the other values an item may take, each spelled as the
-	// rule spells it: a number may have several spellings, and one without
-	// an exponent may go on with zeros after its digits ("1" as "1.0",
-	// "2.5" as "2.50"), as JSON Schema literals are matched.
+	// Values lists the other values an item may take, each spelled exactly
+	// as the rule spells it (a number may have several spellings).
 	Values []string
 }
 

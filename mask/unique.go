@@ -667,7 +667,7 @@ var zeroHash = func() uint64 {
 func (r *uniqueRun) someValue(s *uniqueSpec, raw []byte) bool {
 	for i := range s.values {
 		v := &s.values[i]
-		if spellsOn(v.raw, raw) && !r.has(r.st.lo, v.h, v.key) {
+		if bytes.HasPrefix(v.raw, raw) && !r.has(r.st.lo, v.h, v.key) {
 			return true
 		}
 	}
@@ -960,24 +960,4 @@ func nextTry(set *byteset.Set) (byte, bool) {
 		set.Remove(b)
 	}
 	return b, ok
-}
-
-// spellsOn reports whether p (nil: anything) begins a spelling of the listed
-// value spelled: spelled's own, or, for a number without an exponent, one
-// with zeros after its digits (grammar.UniqueItems.Values).
-func spellsOn(spelled, p []byte) bool {
-	if bytes.HasPrefix(spelled, p) {
-		return true
-	}
-	if !bytes.HasPrefix(p, spelled) || bytes.ContainsAny(spelled, `"eEtfn`) {
-		return false
-	}
-	rest := p[len(spelled):]
-	if bytes.IndexByte(spelled, '.') < 0 {
-		if rest[0] != '.' {
-			return false
-		}
-		rest = rest[1:]
-	}
-	return len(bytes.Trim(rest, "0")) == 0
 }

@@ -858,9 +858,12 @@ func (c *compiler) literal(v *node) *grammar.Expr {
 		}
 		return grammar.Lit("false")
 	case kindNumber:
+		// As written, and as an integer where it is one ("1.0" also as
+		// "1"); not every equal spelling, so that a const number stays
+		// forced for jump-forward.
 		var forms []*grammar.Expr
 		for _, f := range literalForms(v) {
-			forms = append(forms, numberSpelling(f))
+			forms = append(forms, grammar.Lit(f))
 		}
 		return grammar.Or(forms...)
 	case kindString:
@@ -889,21 +892,6 @@ func (c *compiler) literal(v *node) *grammar.Expr {
 		parts = append(parts, c.ws)
 	}
 	return c.cat(append(parts, grammar.Lit("}"))...)
-}
-
-// numberSpelling matches the number written f and, where f has no
-// exponent, the same value with zeros after its digits: "1", "1.0", "1.00";
-// "2.5", "2.50". (Every spelling of a value, exponents included, is not a
-// regular language; these are the ones writers use.)
-func numberSpelling(f string) *grammar.Expr {
-	zeros := grammar.Rep(grammar.Lit("0"), 0, -1)
-	switch {
-	case strings.ContainsAny(f, "eE"):
-		return grammar.Lit(f)
-	case strings.Contains(f, "."):
-		return grammar.Cat(grammar.Lit(f), zeros)
-	}
-	return grammar.Cat(grammar.Lit(f), grammar.Rep(grammar.Cat(grammar.Lit("."), grammar.Rep(grammar.Lit("0"), 1, -1)), 0, 1))
 }
 
 // compileEnum compiles a schema with enum or const: the listed values that
