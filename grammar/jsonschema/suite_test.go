@@ -90,6 +90,17 @@ func TestJSONSchemaSuiteDrafts(t *testing.T) {
 	}
 }
 
+// suiteGroup is one group of a suite file: a schema and its test instances.
+type suiteGroup struct {
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+	Tests       []struct {
+		Description string          `json:"description"`
+		Data        json.RawMessage `json:"data"`
+		Valid       bool            `json:"valid"`
+	} `json:"tests"`
+}
+
 // runSuite runs the suite files of dir (not optional/) and returns how many
 // tests pass and how many there are; with -v it prints a line per file.
 func runSuite(t *testing.T, dir string, opts jsonschema.Options) (passed, total int) {
@@ -103,15 +114,7 @@ func runSuite(t *testing.T, dir string, opts jsonschema.Options) (passed, total 
 		if err != nil {
 			t.Fatal(err)
 		}
-		var groups []struct {
-			Description string          `json:"description"`
-			Schema      json.RawMessage `json:"schema"`
-			Tests       []struct {
-				Description string          `json:"description"`
-				Data        json.RawMessage `json:"data"`
-				Valid       bool            `json:"valid"`
-			} `json:"tests"`
-		}
+		var groups []suiteGroup
 		if err := json.Unmarshal(data, &groups); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
@@ -205,15 +208,7 @@ func TestJSONSchemaSuiteFormats(t *testing.T) {
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
-		var groups []struct {
-			Description string          `json:"description"`
-			Schema      json.RawMessage `json:"schema"`
-			Tests       []struct {
-				Description string          `json:"description"`
-				Data        json.RawMessage `json:"data"`
-				Valid       bool            `json:"valid"`
-			} `json:"tests"`
-		}
+		var groups []suiteGroup
 		require.NoError(t, json.Unmarshal(data, &groups), f)
 		n, ok, acc, ref := 0, 0, 0, 0
 		for _, g := range groups {
