@@ -249,7 +249,8 @@ func (r *uniqueRun) flushHigh() {
 	}
 }
 
-// begin starts an item of kind k ('s', 'n', 'l') at byte b.
+// begin starts an item of kind k ('s', 'n', 'l'): its canonical form
+// starts with k, at the end of buf.
 func (r *uniqueRun) begin(k byte) {
 	r.st.start, r.st.raw, r.st.h = int32(len(r.buf)), int32(len(r.raws)), 0
 	r.write(k)
