@@ -563,6 +563,31 @@ func (e *PanicError) Unwrap() []error {
 	return []error{ErrPanic}
 }
 
+// ValidateTokens reports how many of ids, from the first, the grammar
+// accepts in turn (llguidance's validate_tokens), and leaves the matcher as
+// it was. A speculative decoder checks a draft model's k tokens with it:
+// the target model's verdicts are kept for the first n, the rest are
+// dropped, and the matcher then accepts the n it keeps. A stop token
+// counts where the grammar may end, and nothing after it does. A nil or
+// zero matcher accepts none.
+func (m *Matcher) ValidateTokens(ids []int) int {
+	if m == nil || m.c == nil {
+		return 0
+	}
+	n := 0
+	for _, id := range ids {
+		if !m.AcceptToken(id) {
+			break
+		}
+		n++
+	}
+	if n > 0 {
+		_ = m.Rollback(n) // n steps were just accepted
+	}
+	m.st.ClearErr()
+	return n
+}
+
 // Accept is AcceptToken for engines that need the reason for a refusal: it
 // returns ErrTerminated once a stop token has been accepted, and an error
 // wrapping ErrRejected, naming the token, for a token the grammar does not
