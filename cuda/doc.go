@@ -20,8 +20,8 @@
 //
 // # Semantics
 //
-// The CPU mask.Apply is the reference, and the results are the same bit for
-// bit: a logit whose token the bitmask does not allow becomes -inf (float32
+// The CPU mask.Apply (mask.ApplyFloat16, mask.ApplyBFloat16 for 16-bit
+// logits) is the reference, and the results are the same bit for bit: a logit whose token the bitmask does not allow becomes -inf (float32
 // 0xFF800000, float16 0xFC00, bfloat16 0xFF80) and every other logit keeps its
 // exact bits. Logits are a batch of rows with a row stride; a row may be wider
 // than the bitmask's vocabulary (padded vocabularies), and the extra columns
@@ -40,6 +40,6 @@
 // in 16-byte vectors, so that its loads and stores are contiguous; a vector
 // that allows no token is stored without being loaded. A test keeps mask.ptx
 // in step with mask.cu, and another runs mask.cu itself on the CPU (through
-// the stand-ins in testdata/emu) against mask.Apply, so hosts without a GPU
+// the stand-ins in testdata/emu) against the CPU masks, so hosts without a GPU
 // check the kernel's logic; the tests with the tag check the PTX on a GPU.
 package cuda

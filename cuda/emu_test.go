@@ -18,7 +18,8 @@ import (
 // TestKernelEmulated checks the kernel's source on hosts without a GPU: g++
 // compiles mask.cu unchanged against testdata/emu's stand-ins for the CUDA
 // built-ins (each warp 32 threads in lockstep), and every applyCase small
-// enough to emulate, in every dtype, must match mask.Apply bit for bit, with
+// enough to emulate, in every dtype, must match the CPU mask (mask.Apply,
+// ApplyFloat16, ApplyBFloat16) bit for bit, with
 // the launch grid the Go side computes. Grid y is cut to 3 so that each block
 // walks several rows, as it does past 65,535 rows on a GPU. The GPU tests
 // (cuda tag) check the PTX itself.

@@ -13,7 +13,7 @@ import (
 )
 
 // Helpers shared by the GPU tests (cuda tag) and the kernel's host emulation
-// (emu_test.go): inputs, layouts and the mask.Apply reference.
+// (emu_test.go): inputs, layouts and the CPU reference.
 
 func wordBytes(words []uint32) []byte {
 	out := make([]byte, 4*len(words))
@@ -24,8 +24,7 @@ func wordBytes(words []uint32) []byte {
 }
 
 // randomLogits returns n elements of dtype d as little-endian bytes: random
-// bit patterns, float32 NaNs included (their bits must survive), 16-bit NaNs
-// left out (the host comparison widens 16-bit values to float32).
+// bit patterns, NaNs included (their bits must survive).
 func randomLogits(r *rand.Rand, d DType, n int) []byte {
 	out := make([]byte, n*d.Size())
 	for i := 0; i < n; i++ {
@@ -33,51 +32,47 @@ func randomLogits(r *rand.Rand, d DType, n int) []byte {
 			binary.LittleEndian.PutUint32(out[4*i:], r.Uint32())
 			continue
 		}
-		h := uint16(r.Uint32())
-		for isNaN16(h, d) {
-			h = uint16(r.Uint32())
-		}
-		binary.LittleEndian.PutUint16(out[2*i:], h)
+		binary.LittleEndian.PutUint16(out[2*i:], uint16(r.Uint32()))
 	}
 	return out
 }
 
-// reference masks a host copy of the logits with the CPU mask.Apply: rows of
-// rowStride elements, of which the first width are logits. The elements past
-// width in each row are left as they were.
+// reference masks a host copy of the logits with the CPU mask.Apply,
+// mask.ApplyFloat16 or mask.ApplyBFloat16: rows of rowStride elements, of
+// which the first width are logits. The elements past width in each row are
+// left as they were.
 func reference(t testing.TB, d DType, data []byte, rows, width, rowStride int, b *mask.Bitmask, indices []int) []byte {
 	t.Helper()
-	f := make([]float32, rows*width)
-	for r := 0; r < rows; r++ {
-		for c := 0; c < width; c++ {
-			i := r*rowStride + c
-			switch d {
-			case Float32:
-				f[r*width+c] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
-			case Float16:
-				f[r*width+c] = halfToFloat(binary.LittleEndian.Uint16(data[2*i:]))
-			case BFloat16:
-				f[r*width+c] = bfloatToFloat(binary.LittleEndian.Uint16(data[2*i:]))
+	out := append([]byte(nil), data...)
+	if d == Float32 {
+		f := make([]float32, rows*width)
+		for r := 0; r < rows; r++ {
+			for c := 0; c < width; c++ {
+				f[r*width+c] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*(r*rowStride+c):]))
 			}
 		}
+		require.NoError(t, mask.Apply(f, width, b, indices))
+		for r := 0; r < rows; r++ {
+			for c := 0; c < width; c++ {
+				binary.LittleEndian.PutUint32(out[4*(r*rowStride+c):], math.Float32bits(f[r*width+c]))
+			}
+		}
+		return out
 	}
-	require.NoError(t, mask.Apply(f, width, b, indices))
-	out := append([]byte(nil), data...)
+	h := make([]uint16, rows*width)
 	for r := 0; r < rows; r++ {
 		for c := 0; c < width; c++ {
-			i, v := r*rowStride+c, f[r*width+c]
-			switch d {
-			case Float32:
-				binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(v))
-			case Float16:
-				h, ok := floatToHalf(v)
-				require.True(t, ok)
-				binary.LittleEndian.PutUint16(out[2*i:], h)
-			case BFloat16:
-				h, ok := floatToBfloat(v)
-				require.True(t, ok)
-				binary.LittleEndian.PutUint16(out[2*i:], h)
-			}
+			h[r*width+c] = binary.LittleEndian.Uint16(data[2*(r*rowStride+c):])
+		}
+	}
+	apply := mask.ApplyFloat16
+	if d == BFloat16 {
+		apply = mask.ApplyBFloat16
+	}
+	require.NoError(t, apply(h, width, b, indices))
+	for r := 0; r < rows; r++ {
+		for c := 0; c < width; c++ {
+			binary.LittleEndian.PutUint16(out[2*(r*rowStride+c):], h[r*width+c])
 		}
 	}
 	return out

@@ -143,6 +143,26 @@ var ErrShape = errors.New("mask: shape mismatch")
 // bitmask that Check refuses, are errors wrapping ErrShape, found before any
 // logit is written.
 func Apply(logits []float32, width int, b *Bitmask, indices []int) error {
+	return apply(logits, width, b, indices, negInf)
+}
+
+// ApplyFloat16 is Apply for float16 logits held as their bit patterns, the
+// []uint16 view of an engine's half-precision buffer: a disallowed logit
+// becomes -Inf (0xFC00) and every other keeps its bits, NaN payloads
+// included, as package cuda's kernel does.
+func ApplyFloat16(logits []uint16, width int, b *Bitmask, indices []int) error {
+	return apply(logits, width, b, indices, 0xFC00)
+}
+
+// ApplyBFloat16 is Apply for bfloat16 logits held as their bit patterns: a
+// disallowed logit becomes -Inf (0xFF80) and every other keeps its bits, as
+// package cuda's kernel does.
+func ApplyBFloat16(logits []uint16, width int, b *Bitmask, indices []int) error {
+	return apply(logits, width, b, indices, 0xFF80)
+}
+
+// apply is Apply for logits of any width, neg being -Inf in their encoding.
+func apply[T float32 | uint16](logits []T, width int, b *Bitmask, indices []int, neg T) error {
 	if err := b.Check(); err != nil {
 		return err
 	}
@@ -158,7 +178,7 @@ func Apply(logits []float32, width int, b *Bitmask, indices []int) error {
 			return fmt.Errorf("%w: %d logit rows but %d bitmask rows", ErrShape, nrows, b.Rows)
 		}
 		for r := 0; r < nrows; r++ {
-			applyRow(logits[r*width:(r+1)*width], b.Row(r))
+			applyRow(logits[r*width:(r+1)*width], b.Row(r), neg)
 		}
 		return nil
 	}
@@ -171,14 +191,14 @@ func Apply(logits []float32, width int, b *Bitmask, indices []int) error {
 		}
 	}
 	for k, r := range indices {
-		applyRow(logits[r*width:(r+1)*width], b.Row(k))
+		applyRow(logits[r*width:(r+1)*width], b.Row(k), neg)
 	}
 	return nil
 }
 
 var negInf = float32(math.Inf(-1))
 
-func applyRow(row []float32, words []uint32) {
+func applyRow[T float32 | uint16](row []T, words []uint32, neg T) {
 	for i, w := range words {
 		if w == math.MaxUint32 {
 			continue
@@ -190,11 +210,11 @@ func applyRow(row []float32, words []uint32) {
 		}
 		for j := base; j < end; j++ {
 			if w&(1<<uint(j-base)) == 0 {
-				row[j] = negInf
+				row[j] = neg
 			}
 		}
 	}
 	for j := len(words) * 32; j < len(row); j++ {
-		row[j] = negInf
+		row[j] = neg
 	}
 }
