@@ -2,6 +2,7 @@ package grammar_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -138,4 +139,48 @@ func TestRemoveLeftRecursionCancel(t *testing.T) {
 	cancel()
 	_, err = grammar.RemoveLeftRecursionContext(ctx, g, grammar.Limits{})
 	require.ErrorIs(t, err, context.Canceled)
+}
+
+// FuzzRemoveLeftRecursion: for any grammar the rewrite takes, the Earley
+// recognizer, which runs left recursion as written, must give the original
+// and the rewritten grammar the same verdict on the input and its prefixes,
+// and the rewritten one must compile.
+func FuzzRemoveLeftRecursion(f *testing.F) {
+	for _, tc := range leftRecursive {
+		f.Add(tc.src, tc.alphabet)
+	}
+	f.Add("root ::= a\na ::= o a \"x\" | \"y\"\no ::= \"o\"?", "oxy")
+	f.Fuzz(func(t *testing.T, src, input string) {
+		if len(src) > 2000 || len(input) > 64 {
+			return
+		}
+		g, err := grammar.ParseGBNF(src, "", grammar.Limits{})
+		if err != nil {
+			return
+		}
+		g2, err := grammar.RemoveLeftRecursion(g, grammar.Limits{ExprNodes: 1 << 14})
+		if err != nil {
+			require.True(t, errors.Is(err, grammar.ErrUnsupported) || errors.Is(err, grammar.ErrLimit), "%v", err)
+			return
+		}
+		if g2 == g {
+			return
+		}
+		if _, err := pda.Compile(g2, grammar.Limits{}); err != nil {
+			require.False(t, errors.Is(err, pda.ErrLeftRecursion), "still left-recursive: %v\n%s", err, g2)
+			return
+		}
+		want, err := oracle.New(g)
+		if err != nil {
+			return
+		}
+		got, err := oracle.New(g2)
+		require.NoError(t, err)
+		for i := 0; i <= len(input); i++ {
+			w, o := want.Clone(), got.Clone()
+			w.Feed([]byte(input[:i]))
+			o.Feed([]byte(input[:i]))
+			require.Equal(t, w.Complete(), o.Complete(), "%q\n%s\nrewritten:\n%s", input[:i], src, g2)
+		}
+	})
 }
