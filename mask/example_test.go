@@ -143,3 +143,32 @@ func ExampleMatcher_Fork() {
 	// comma beam takes " 7": true can end: true
 	// root still at 1 token
 }
+
+// Why a sequence stops, and where the grammar refuses: MustEnd says the
+// output is complete with nothing else allowed (the engine can end it
+// without sampling), and a refusal says at which byte.
+func ExampleMatcher_StopReason() {
+	vocab, err := gpt2.Vocab()
+	if err != nil {
+		panic(err)
+	}
+	g, err := grammar.FromRegex(`(yes|no), [0-9]{1,2}`, grammar.Limits{})
+	if err != nil {
+		panic(err)
+	}
+	compiled, err := mask.Compile(g, vocab, mask.Options{})
+	if err != nil {
+		panic(err)
+	}
+	m := compiled.NewMatcher()
+	fmt.Println(m.AcceptText("no, 4x"))
+	fmt.Println(m.AcceptText("no, 4"), m.StopReason())
+	fmt.Println(m.AcceptText("2"), m.StopReason(), m.MustEnd())
+	m.AcceptToken(vocab.StopTokens()[0])
+	fmt.Println(m.StopReason())
+	// Output:
+	// mask: token rejected by the grammar: text "no, 4x", refused at byte 5
+	// <nil> not stopped
+	// <nil> complete: only a stop token may come true
+	// stopped by a stop token
+}

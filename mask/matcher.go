@@ -621,5 +621,107 @@ func (m *Matcher) Accept(id int) (err error) {
 	if id < 0 || id >= m.c.voc.size {
 		return fmt.Errorf("%w: token id %d outside the vocabulary of %d tokens", ErrRejected, id, m.c.voc.size)
 	}
-	return fmt.Errorf("%w: token %d %q", ErrRejected, id, m.c.vocab.Bytes(id))
+	b := m.c.vocab.Bytes(id)
+	off := 0
+	if !m.c.vocab.IsSpecial(id) && !m.c.isStop(id) {
+		off = m.takes(b)
+	}
+	return &RejectError{Token: id, Bytes: b, Offset: off}
+}
+
+// RejectError is a token or text the grammar refuses, and where: Offset is
+// the first byte of Bytes it does not take (0 for a special or stop token;
+// len(Bytes) when every byte is taken but the text as a whole is not, as
+// when it would repeat an item that must be distinct). It wraps
+// ErrRejected.
+type RejectError struct {
+	Token  int // the token id; -1 for text (AcceptText)
+	Bytes  []byte
+	Offset int
+}
+
+func (e *RejectError) Error() string {
+	what := fmt.Sprintf("token %d %q", e.Token, e.Bytes)
+	if e.Token < 0 {
+		what = fmt.Sprintf("text %q", e.Bytes)
+	}
+	return fmt.Sprintf("%v: %s, refused at byte %d", ErrRejected, what, e.Offset)
+}
+
+func (e *RejectError) Unwrap() error { return ErrRejected }
+
+// takes returns how many leading bytes of b the grammar takes in turn,
+// leaving the matcher as it was.
+func (m *Matcher) takes(b []byte) int {
+	n := 0
+	for n < len(b) && m.AcceptString(string(b[n:n+1])) {
+		n++
+	}
+	if n > 0 {
+		_ = m.Rollback(n) // n steps were just accepted
+	}
+	m.st.ClearErr()
+	return n
+}
+
+// AcceptText is AcceptString for engines that need the reason for a
+// refusal: the text is taken as one step, or refused, leaving the matcher
+// unchanged, with a *RejectError (wrapping ErrRejected) whose Offset is the
+// first byte the grammar does not take; ErrTerminated after a stop token;
+// ErrMatcher for a nil or zero matcher.
+func (m *Matcher) AcceptText(s string) error {
+	if m == nil || m.c == nil {
+		return ErrMatcher
+	}
+	if m.terminated {
+		return ErrTerminated
+	}
+	if m.AcceptString(s) {
+		return nil
+	}
+	if err := m.st.Err(); err != nil {
+		m.st.ClearErr()
+		return fmt.Errorf("mask: text: %w", err)
+	}
+	return &RejectError{Token: -1, Bytes: []byte(s), Offset: m.takes([]byte(s))}
+}
+
+// MustEnd reports whether the output is complete and the grammar allows
+// nothing more but a stop token: the engine can end the sequence without
+// sampling. It is false once a stop token has been accepted (IsTerminated
+// says so) and wherever any other token may come.
+func (m *Matcher) MustEnd() bool {
+	return !m.terminated && m.st.CanEnd() && len(m.st.Tops()) == 0
+}
+
+// StopReason says why a matcher has stopped, or must.
+type StopReason uint8
+
+// The stop reasons.
+const (
+	NotStopped     StopReason = iota // tokens other than stop tokens may come
+	StoppedByToken                   // a stop token was accepted (IsTerminated)
+	MustStop                         // complete, and nothing but a stop token may come (MustEnd)
+)
+
+func (r StopReason) String() string {
+	switch r {
+	case StoppedByToken:
+		return "stopped by a stop token"
+	case MustStop:
+		return "complete: only a stop token may come"
+	}
+	return "not stopped"
+}
+
+// StopReason says why the matcher has stopped or must stop now, or that it
+// has not.
+func (m *Matcher) StopReason() StopReason {
+	switch {
+	case m.terminated:
+		return StoppedByToken
+	case m.MustEnd():
+		return MustStop
+	}
+	return NotStopped
 }
