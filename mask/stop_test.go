@@ -16,11 +16,7 @@ import (
 // and the byte at which a token or text is refused.
 func TestStopReasonsAndRejections(t *testing.T) {
 	voc := vocabtest.Load(t, "gpt2")
-	id := func(s string) int {
-		i, ok := voc.TokenID(s)
-		require.True(t, ok, s)
-		return i
-	}
+	id := func(s string) int { return tokenIDOf(t, voc, s) }
 	g, err := grammar.FromRegex(`(yes|no), [0-9]{1,2}`, grammar.Limits{})
 	require.NoError(t, err)
 	c, err := mask.Compile(g, voc, mask.Options{})

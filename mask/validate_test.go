@@ -18,11 +18,7 @@ import (
 // under a regex and under distinct items, whose run must be restored too.
 func TestValidateTokens(t *testing.T) {
 	voc := vocabtest.Load(t, "gpt2")
-	id := func(s string) int {
-		i, ok := voc.TokenID(s)
-		require.True(t, ok, s)
-		return i
-	}
+	id := func(s string) int { return tokenIDOf(t, voc, s) }
 	stop := voc.StopTokens()[0]
 	re, err := grammar.FromRegex(`(yes|no), [0-9]{1,3}`, grammar.Limits{})
 	require.NoError(t, err)
