@@ -64,3 +64,47 @@ func ExampleCompiler_Compile() {
 	// same grammar: true accepts a date: true
 	// compiles: 1 cache hits: 1
 }
+
+// An HTTP handler turns a request body, in OpenAI's shape or vLLM's, into
+// the spec to compile in one call; a malformed or unsupported request is a
+// 400 naming the place.
+func ExampleParseRequest() {
+	vocab, err := gpt2.Vocab()
+	if err != nil {
+		panic(err)
+	}
+	compiler, err := rein.NewCompiler(vocab, rein.CompilerOptions{})
+	if err != nil {
+		panic(err)
+	}
+	bodies := []string{
+		`{"model": "m", "messages": [], "response_format": {"type": "json_schema", "json_schema": {"name": "answer", "strict": true,
+			"schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"], "additionalProperties": false}}}}`,
+		`{"model": "m", "prompt": "Pick one", "structured_outputs": {"choice": ["red", "green"]}}`,
+		`{"model": "m", "messages": []}`,
+		`{"model": "m", "messages": [], "structured_outputs": {"regex": "[a-z]+", "choice": ["a"]}}`,
+	}
+	for _, body := range bodies {
+		spec, ok, err := rein.ParseRequest([]byte(body), rein.RequestOptions{})
+		switch {
+		case err != nil:
+			fmt.Println("400:", err)
+			continue
+		case !ok:
+			fmt.Println("no constraint")
+			continue
+		}
+		compiled, err := compiler.Compile(context.Background(), spec)
+		if err != nil {
+			fmt.Println("400:", err)
+			continue
+		}
+		m := compiled.NewMatcher()
+		fmt.Printf("%s: accepts %q: %v\n", spec.Kind, `{"ok": true}`, m.AcceptText(`{"ok": true}`) == nil && m.CanEnd())
+	}
+	// Output:
+	// json-schema: accepts "{\"ok\": true}": true
+	// choice: accepts "{\"ok\": true}": false
+	// no constraint
+	// 400: rein: request: /structured_outputs/choice: a second constraint beside regex: set exactly one of json, regex, choice, grammar, json_object, structural_tag
+}

@@ -2,8 +2,11 @@
 // engine's scheduler uses rein (after vLLM's design, where structured output
 // lives in the scheduler):
 //
-//   - requests arrive over time, some with a grammar (JSON Schema, regex,
-//     GBNF, choice, any JSON), some without;
+//   - requests arrive over time as the bodies an OpenAI-compatible server
+//     receives, some with a response_format (OpenAI's shape) or
+//     structured_outputs (vLLM's: JSON Schema, regex, GBNF, choice), some
+//     without; rein.ParseRequest turns each body into the spec to compile,
+//     and a bad request is refused at once, as a 400 naming the place;
 //   - a constrained request waits in the waiting queue while its grammar
 //     compiles (rein.Compiler.CompileAsync; identical grammars compile once
 //     and are cached), and never holds up the running batch;
@@ -73,31 +76,39 @@ type config struct {
 
 const weatherSchema = `{"type":"object","properties":{"city":{"type":"string","maxLength":16},"unit":{"enum":["celsius","fahrenheit"]}},"required":["city","unit"],"additionalProperties":false}`
 
-// arrivals lists the requests by the step at which they arrive. Two ask for
-// the same schema at once (one compile), a third later (a cache hit).
+// arrivals lists the requests by the step at which they arrive, as the
+// bodies an OpenAI-compatible server receives: response_format (OpenAI's
+// shape) or structured_outputs (vLLM's), or neither. Two ask for the same
+// schema at once (one compile), a third later (a cache hit).
 var arrivals = []struct {
 	step int
 	name string
-	spec *rein.Spec // nil: unconstrained
+	body string
 }{
-	{0, "weather", spec(rein.JSONSchema(weatherSchema))},
-	{0, "weather-again", spec(rein.JSONSchema(weatherSchema))},
-	{0, "chat-1", nil},
-	{0, "malformed", spec(rein.JSONSchema(`{"type":"object","properties":{"age":{"type":"integer","minimum":"ten"}}}`))},
-	{1, "person", spec(rein.JSONSchema(`{"type":"object","properties":{"name":{"type":"string","maxLength":12},"age":{"type":"integer","minimum":0,"maximum":120},"tags":{"type":"array","items":{"enum":["admin","dev","ops"]},"maxItems":3}},"required":["name","age"],"additionalProperties":false}`))},
-	{1, "date", spec(rein.Regex(`20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])`))},
-	{1, "chat-2", nil},
-	{2, "sentiment", spec(rein.Choice("positive", "negative", "neutral"))},
-	{2, "arithmetic", spec(rein.GBNF(`root ::= expr
-expr ::= term (("+" | "-") term)*
-term ::= num | "(" expr ")"
-num ::= [1-9] [0-9]?`, "root"))},
-	{2, "any-json", spec(rein.JSON())},
-	{45, "weather-later", spec(rein.JSONSchema(weatherSchema))},
-	{45, "tools", spec(rein.JSONSchema(`{"type":"array","items":{"type":"object","properties":{"tool":{"enum":["search","calc"]},"args":{"type":"string","maxLength":10}},"required":["tool","args"],"additionalProperties":false},"minItems":1,"maxItems":2}`))},
+	{0, "weather", chat(`"response_format": {"type": "json_schema", "json_schema": {"name": "weather", "strict": true, "schema": ` + weatherSchema + `}}`)},
+	{0, "weather-again", chat(`"response_format": {"type": "json_schema", "json_schema": {"name": "weather", "strict": true, "schema": ` + weatherSchema + `}}`)},
+	{0, "chat-1", chat("")},
+	{0, "malformed", chat(`"response_format": {"type": "json_schema", "json_schema": {"name": "age", "schema": {"type": "object", "properties": {"age": {"type": "integer", "minimum": "ten"}}}}}`)},
+	{1, "person", chat(`"structured_outputs": {"json": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 12}, "age": {"type": "integer", "minimum": 0, "maximum": 120}, "tags": {"type": "array", "items": {"enum": ["admin", "dev", "ops"]}, "maxItems": 3}}, "required": ["name", "age"]}, "disable_additional_properties": true}`)},
+	{1, "date", chat(`"structured_outputs": {"regex": "20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"}`)},
+	{1, "chat-2", chat("")},
+	{1, "bad-request", chat(`"structured_outputs": {"regex": "[a-z]+", "choice": ["a", "b"]}`)},
+	{2, "sentiment", chat(`"structured_outputs": {"choice": ["positive", "negative", "neutral"]}`)},
+	{2, "arithmetic", chat(`"structured_outputs": {"grammar": "root ::= expr\nexpr ::= term ((\"+\" | \"-\") term)*\nterm ::= num | \"(\" expr \")\"\nnum ::= [1-9] [0-9]?"}`)},
+	{2, "any-object", chat(`"response_format": {"type": "json_object"}`)},
+	{45, "weather-later", chat(`"response_format": {"type": "json_schema", "json_schema": {"name": "weather", "strict": true, "schema": ` + weatherSchema + `}}`)},
+	{45, "tools", chat(`"structured_outputs": {"json": {"type": "array", "items": {"type": "object", "properties": {"tool": {"enum": ["search", "calc"]}, "args": {"type": "string", "maxLength": 10}}, "required": ["tool", "args"], "additionalProperties": false}, "minItems": 1, "maxItems": 2}, "disable_any_whitespace": true}`)},
 }
 
-func spec(s rein.Spec) *rein.Spec { return &s }
+// chat is the body of a chat completion request with the given extra
+// fields.
+func chat(fields string) string {
+	body := `{"model": "stand-in", "messages": [{"role": "user", "content": "..."}]`
+	if fields != "" {
+		body += ", " + fields
+	}
+	return body + "}"
+}
 
 // request is one sequence and its place in the scheduler.
 type request struct {
@@ -171,8 +182,18 @@ func run(vocab *tokenizer.Vocab, cfg config) error {
 		// Arrivals: a constrained request starts compiling and waits.
 		for ; next < len(arrivals) && arrivals[next].step <= step; next++ {
 			a := arrivals[next]
-			r := &request{name: a.name, spec: a.spec, arrived: step, started: -1, status: "waiting"}
-			if r.spec != nil {
+			r := &request{name: a.name, arrived: step, started: -1, status: "waiting"}
+			// What an HTTP handler does: one call from the body to a spec;
+			// a bad request is a 400 before it reaches the scheduler.
+			spec, ok, err := rein.ParseRequest([]byte(a.body), rein.RequestOptions{})
+			if err != nil {
+				r.finish("rejected", err)
+				all = append(all, r)
+				fmt.Printf("step %3d: x %s rejected (400): %v\n", step, r.name, err)
+				continue
+			}
+			if ok {
+				r.spec = &spec
 				var ctx context.Context
 				ctx, r.cancel = context.WithTimeout(context.Background(), 10*time.Second)
 				r.handle = compiler.CompileAsync(ctx, *r.spec)

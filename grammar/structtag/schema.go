@@ -77,7 +77,7 @@ func (c *compiler) jsonSchema(v *value, ptr string, withStyle bool) (*grammar.Ex
 	if anyOrder {
 		opts.Order = jsonschema.OrderAny
 	}
-	g, _, err := jsonschema.CompileContext(c.ctx, strictSchema(c.src, sv), opts)
+	g, _, err := jsonschema.CompileContext(c.ctx, strictSchema(c.src, sv, true), opts)
 	if err != nil {
 		return nil, wrapErr(schemaPtr, err)
 	}
@@ -100,8 +100,9 @@ var (
 // items after it gets "items": false (prefixItems) or "additionalItems":
 // false (items as a list). A schema that declares no properties, such as
 // {"type": "object"}, keeps accepting any object. The text is changed only
-// by insertions, so JSON pointers into it stay valid.
-func strictSchema(src []byte, v *value) []byte {
+// by insertions, so JSON pointers into it stay valid. With tuples false,
+// arrays are left as they are.
+func strictSchema(src []byte, v *value, tuples bool) []byte {
 	type insert struct {
 		at   int
 		text string
@@ -118,7 +119,7 @@ func strictSchema(src []byte, v *value) []byte {
 		if (has("properties") || has("patternProperties")) && !has("additionalProperties") && !has("unevaluatedProperties") {
 			ins = append(ins, insert{s.end - 1, `,"unevaluatedProperties":false`})
 		}
-		if !has("unevaluatedItems") {
+		if tuples && !has("unevaluatedItems") {
 			items := s.get("items")
 			switch {
 			case has("prefixItems") && items == nil:
@@ -152,4 +153,23 @@ func strictSchema(src []byte, v *value) []byte {
 		last = in.at
 	}
 	return append(buf, src[last:v.end]...)
+}
+
+// CloseObjects returns the JSON Schema schema with every object schema that
+// declares properties (or pattern properties) and says nothing of the
+// others closed to them, by inserting "unevaluatedProperties": false, as
+// XGrammar's strict mode reads schemas and as vLLM's
+// disable_additional_properties asks. unevaluatedProperties rather than
+// additionalProperties keeps allOf branches that declare different
+// properties satisfiable together. A schema that declares no properties,
+// such as {"type": "object"}, keeps accepting any object; arrays are left
+// as they are. The source is read as structural tags are (bounded by
+// lim.SchemaBytes and SchemaNodes; a zero field means its default) and
+// changed only by insertions, so JSON pointers into it stay valid.
+func CloseObjects(schema []byte, lim grammar.Limits) ([]byte, error) {
+	v, err := parseJSON(schema, lim.WithDefaults())
+	if err != nil {
+		return nil, err
+	}
+	return strictSchema(schema, v, false), nil
 }
