@@ -137,3 +137,52 @@ func ExampleNext() {
 	fmt.Printf("forced %q, append %q\n", jf.Forced, text(vocab.Bytes, jf.Tokens))
 	// Output: forced "Answer: ", append ["Answer" ":"]
 }
+
+// An engine that cannot rewrite its KV cache sets Options.AppendOnly: a step
+// never replaces a token the sequence has. Where the canonical step would
+// (the model ended the name with `"` alone, and `","` is the tokenizer's
+// own spelling), the append-only one leaves the bytes to the model, and
+// appends what is still forced once the model has written its token.
+func ExampleOptions_appendOnly() {
+	vocab, err := gpt2.Vocab()
+	if err != nil {
+		panic(err)
+	}
+	enc, err := vocab.Encoder()
+	if err != nil {
+		panic(err)
+	}
+	schema := `{"type":"object","properties":{"name":{"type":"string"},"house":{"enum":["Gryffindor","Slytherin"]}},"required":["name","house"],"additionalProperties":false}`
+	g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
+	if err != nil {
+		panic(err)
+	}
+	compiled, err := mask.Compile(g, vocab, mask.Options{})
+	if err != nil {
+		panic(err)
+	}
+	quote, _ := vocab.TokenID(`"`)
+	seq := append(enc.Encode(`{"name":"Harry`), quote) // the model's tokens
+	for _, appendOnly := range []bool{false, true} {
+		fw, err := jumpforward.New(compiled, jumpforward.Options{AppendOnly: appendOnly})
+		if err != nil {
+			panic(err)
+		}
+		m := compiled.NewMatcher()
+		for _, id := range seq {
+			m.AcceptToken(id)
+		}
+		jf := fw.Next(m, seq)
+		fmt.Printf("append-only %v: forced %q, roll back %d, append %q\n", appendOnly, jf.Forced, jf.Rollback, text(vocab.Bytes, jf.Tokens))
+		if appendOnly {
+			comma := enc.Encode(`,"`)[0] // the model writes on
+			m.AcceptToken(comma)
+			jf = fw.Next(m, append(seq, comma))
+			fmt.Printf("after %q: roll back %d, append %q\n", vocab.Bytes(comma), jf.Rollback, text(vocab.Bytes, jf.Tokens))
+		}
+	}
+	// Output:
+	// append-only false: forced ",\"house\":\"", roll back 1, append ["\",\"" "house" "\":\""]
+	// append-only true: forced ",\"house\":\"", roll back 0, append []
+	// after ",\"": roll back 0, append ["house" "\":\""]
+}

@@ -2,6 +2,7 @@ package jumpforward
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/internal/maskstate"
@@ -17,6 +18,19 @@ type Options struct {
 	// MaxWindow bounds the accepted tokens re-encoded with the forced bytes
 	// (default 32).
 	MaxWindow int
+	// AppendOnly keeps Next from replacing tokens the engine already has,
+	// for engines that cannot rewrite their KV cache: Result.Rollback is
+	// always 0. A step whose canonical encoding would replace accepted
+	// tokens (the model's `"` that `,"name":"` would turn into `","`)
+	// appends nothing; the model writes the merging token itself, and the
+	// next step appends what is still forced. While the sequence is the
+	// Encoder's own tokenization it stays so, as without the option; what
+	// is lost is a share of the tokens delivered without a model step (on
+	// MaskBench, see the package documentation). Where the model has
+	// already left that tokenization at the end of the sequence (it wrote
+	// `"` then `,"`), no step could return to it without replacing tokens,
+	// so the forced bytes are encoded from the end of the sequence on.
+	AppendOnly bool
 }
 
 const (
@@ -114,6 +128,12 @@ func (f *Forwarder) Next(m *mask.Matcher, history []int) Result {
 		history = history[len(history)-n:]
 	}
 	rollback, toks := f.retokenize(history, f.forced, &next)
+	if f.opts.AppendOnly && rollback > 0 {
+		if f.endsCanonically(history, rollback+1) {
+			return Result{Forced: f.forced} // the model writes the merging token
+		}
+		rollback, toks = f.retokenize(nil, f.forced, &next)
+	}
 	if len(toks) == 0 {
 		return Result{Forced: f.forced}
 	}
@@ -121,6 +141,23 @@ func (f *Forwarder) Next(m *mask.Matcher, history []int) Result {
 		return Result{Forced: f.forced}
 	}
 	return Result{Forced: f.forced, Rollback: rollback, Tokens: toks}
+}
+
+// endsCanonically reports whether the last n tokens of history (all of
+// them when it has fewer) are the Encoder's encoding of their text. A
+// window holding a special token counts as canonical: the Encoder would
+// spell it as text.
+func (f *Forwarder) endsCanonically(history []int, n int) bool {
+	window := history[len(history)-min(n, len(history)):]
+	f.text = f.text[:0]
+	for _, id := range window {
+		if f.voc.IsSpecial(id) {
+			return true
+		}
+		f.text = append(f.text, f.voc.Bytes(id)...)
+	}
+	enc := f.enc.Encode(string(f.text))
+	return slices.Equal(enc, window)
 }
 
 // usable reports whether f can work on m: a live matcher of f's vocabulary.

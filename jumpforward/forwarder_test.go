@@ -187,6 +187,62 @@ func TestNext(t *testing.T) {
 	}
 }
 
+// TestNextAppendOnly: an append-only Forwarder never replaces a token the
+// engine has; where the canonical encoding would, it appends nothing and
+// leaves the matcher as it was, and once the model has written the
+// merging token it appends the rest.
+func TestNextAppendOnly(t *testing.T) {
+	voc := vocabtest.Load(t, "llama3")
+	c, err := mask.Compile(schemaGrammar(jsonschema.WhitespaceCompact)(t, houses), voc, mask.Options{})
+	require.NoError(t, err)
+	fw, err := jumpforward.New(c, jumpforward.Options{AppendOnly: true})
+	require.NoError(t, err)
+	m := c.NewMatcher()
+	ids := func(ss ...string) []int {
+		var out []int
+		for _, s := range ss {
+			id, ok := voc.TokenID(s)
+			require.True(t, ok, s)
+			out = append(out, id)
+		}
+		return out
+	}
+	accept := func(seq []int, ss ...string) []int {
+		for _, id := range ids(ss...) {
+			require.True(t, m.AcceptToken(id))
+			seq = append(seq, id)
+		}
+		return seq
+	}
+
+	jf := fw.Next(m, nil)
+	assert.Equal(t, 0, jf.Rollback)
+	assert.Equal(t, []string{`{"`, `name`}, strs(voc, jf.Tokens), "a step that replaces nothing is taken as before")
+	m.Reset()
+	seq := accept(nil, `{"`, `name`, `":"`, `Harry`, `"`) // as the model wrote it
+
+	jf = fw.Next(m, seq)
+	assert.True(t, jf.Empty(), "the canonical step replaces the model's `\"`: nothing is appended")
+	assert.Equal(t, `,"house":"`, string(jf.Forced))
+	assert.Equal(t, len(seq), m.NumTokens(), "the matcher is left as it was")
+
+	m.Reset()
+	seq = accept(nil, `{"`, `name`, `":"`, `Harry`, `","`) // the model wrote the merged token
+	jf = fw.Next(m, seq)
+	assert.Equal(t, 0, jf.Rollback)
+	assert.Equal(t, []string{`house`}, strs(voc, jf.Tokens))
+	assert.Equal(t, len(seq)+1, m.NumTokens())
+
+	// The model left the Encoder's tokenization (`"` then `,"`): the rest
+	// is encoded from the end of the sequence, still without a rollback.
+	m.Reset()
+	seq = accept(nil, `{"`, `name`, `":"`, `Harry`, `"`, `,"`)
+	jf = fw.Next(m, seq)
+	assert.Equal(t, 0, jf.Rollback)
+	assert.Equal(t, []string{`house`}, strs(voc, jf.Tokens))
+	assert.Equal(t, len(seq)+1, m.NumTokens())
+}
+
 // TestNextTerminated: after a stop token nothing is forced.
 func TestNextTerminated(t *testing.T) {
 	voc := vocabtest.Core(t)

@@ -24,6 +24,12 @@
 //
 //	go run ./cmd/maskbench -jumpforward
 //
+// With -append-only too, the Forwarder never replaces a token the sequence
+// has (jumpforward.Options.AppendOnly, for engines that cannot rewrite
+// their KV cache); the table's "rolled back" column is then 0. With
+// -lexemes the model writes each JSON lexeme in tokens of its own (`"` alone
+// after a string), which is where the two modes differ.
+//
 // With -fresh it measures the first pass instead, as a server sees it, in a
 // process that has compiled nothing yet: each schema is compiled through a
 // rein.Compiler (one worker, CompileAsync, polled until Ready), then its
@@ -75,6 +81,8 @@ func main() {
 	anyOrder := flag.Bool("any-order", false, "accept object properties in any order")
 	verbose := flag.Bool("v", false, "log every failing schema")
 	jump := flag.Bool("jumpforward", false, "measure jump-forward decoding on the valid instances instead of masks")
+	appendOnly := flag.Bool("append-only", false, "with -jumpforward: never roll back a token (jumpforward.Options.AppendOnly)")
+	lexemes := flag.Bool("lexemes", false, "with -jumpforward: the model writes each JSON lexeme in tokens of its own, not the document's canonical tokens")
 	compact := flag.Bool("compact", false, "compile schemas with compact whitespace (default with -jumpforward)")
 	fresh := flag.Bool("fresh", false, "measure the first pass through a rein.Compiler, as in a fresh server process")
 	freshPerSchema := flag.Bool("fresh-per-schema", false, "like -fresh, with a new Compiler and an empty shared index for every schema")
@@ -108,6 +116,7 @@ func main() {
 		opts.Schema.Whitespace = jsonschema.WhitespaceCompact
 	}
 	if *jump {
+		opts.AppendOnly, opts.Lexemes = *appendOnly, *lexemes
 		rep, err := maskbench.RunJumpForward(opts)
 		if err != nil {
 			fail(err)

@@ -33,6 +33,7 @@ type JumpSchema struct {
 	Tokens        int    // tokens of the final sequences
 	Jumped        int    // of which delivered by jump-forward
 	ModelSteps    int    // tokens the model sampled, those a jump rolled back included (stop tokens not counted)
+	RolledBack    int    // tokens jumps removed from the sequence (0 in append-only mode)
 	NonCanonical  int    // final tokens that are not tokens of the Encoder's own encoding
 }
 
@@ -42,6 +43,10 @@ type JumpReport struct {
 	NextTimes []time.Duration // one per call of Forwarder.Next
 	Wall      time.Duration
 	Compact   bool // schemas compiled with compact whitespace
+	// AppendOnly: the Forwarder never replaced a token (Options.AppendOnly).
+	AppendOnly bool
+	// Lexemes: the model wrote each JSON lexeme apart (Options.Lexemes).
+	Lexemes bool
 }
 
 // RunJumpForward decodes every valid instance of the MaskBench files in
@@ -56,7 +61,7 @@ func RunJumpForward(o Options) (*JumpReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &JumpReport{Compact: o.Schema.Whitespace == jsonschema.WhitespaceCompact}
+	r := &JumpReport{Compact: o.Schema.Whitespace == jsonschema.WhitespaceCompact, AppendOnly: o.AppendOnly, Lexemes: o.Lexemes}
 	start := time.Now()
 	for i, f := range files {
 		res := jumpFile(f, o, enc, r)
@@ -134,7 +139,7 @@ func jumpFile(file string, o Options, enc *tokenizer.Encoder, r *JumpReport) (re
 	in, err := LoadInstances(file, o.Vocab, o.Schema)
 	var fw *jumpforward.Forwarder
 	if err == nil {
-		fw, err = jumpforward.New(in.Compiled, jumpforward.Options{})
+		fw, err = jumpforward.New(in.Compiled, jumpforward.Options{AppendOnly: o.AppendOnly})
 	}
 	if err != nil {
 		res.CompileErr = err.Error()
@@ -143,7 +148,7 @@ func jumpFile(file string, o Options, enc *tokenizer.Encoder, r *JumpReport) (re
 	res.Refused = in.Refused
 	m := in.Compiled.NewMatcher()
 	for k, doc := range in.Valid {
-		st, err := WantDocument(fw, m, enc, doc, &r.NextTimes)
+		st, err := wantDocument(fw, m, enc, doc, o.Lexemes, &r.NextTimes)
 		if err != nil {
 			if res.Failure == "" {
 				res.Failure = fmt.Sprintf("valid instance %d: %v", k, err)
@@ -154,6 +159,7 @@ func jumpFile(file string, o Options, enc *tokenizer.Encoder, r *JumpReport) (re
 		res.Tokens += st.Tokens
 		res.Jumped += st.Jumped
 		res.ModelSteps += st.ModelSteps
+		res.RolledBack += st.RolledBack
 		res.NonCanonical += st.NonCanonical
 	}
 	return res
@@ -176,6 +182,7 @@ type DocStats struct {
 	Tokens       int // tokens of the final sequence
 	Jumped       int // of which appended by jump-forward
 	ModelSteps   int // tokens the model sampled, those a jump later rolled back included
+	RolledBack   int // tokens jumps removed from the sequence
 	NonCanonical int // tokens whose byte span is not that of a token of the Encoder's encoding
 }
 
@@ -187,12 +194,22 @@ type DocStats struct {
 // times is not nil. It fails when the text leaves doc, the matcher refuses a
 // token, or the grammar cannot end after doc.
 func WantDocument(fw *jumpforward.Forwarder, m *mask.Matcher, enc *tokenizer.Encoder, doc string, times *[]time.Duration) (DocStats, error) {
+	return wantDocument(fw, m, enc, doc, false, times)
+}
+
+// wantDocument is WantDocument; with lexemes the model writes each JSON
+// lexeme of doc in tokens of its own (see Options.Lexemes).
+func wantDocument(fw *jumpforward.Forwarder, m *mask.Matcher, enc *tokenizer.Encoder, doc string, lexemes bool, times *[]time.Duration) (DocStats, error) {
 	voc := enc.Vocab()
 	canon := enc.Encode(doc)
+	var ends []int // lexemes: the end of each lexeme, in order
+	if lexemes {
+		ends = lexemeEnds(doc)
+	}
 	m.Reset()
 	var seq []int
 	var jumped []bool
-	text, modelSteps := 0, 0
+	text, modelSteps, rolledBack := 0, 0, 0
 	for steps := 0; ; steps++ {
 		if steps > 4*len(doc)+16 {
 			return DocStats{}, fmt.Errorf("no progress after %d steps", steps)
@@ -207,6 +224,7 @@ func WantDocument(fw *jumpforward.Forwarder, m *mask.Matcher, enc *tokenizer.Enc
 				text -= len(voc.Bytes(id))
 			}
 			seq, jumped = seq[:len(seq)-jf.Rollback], jumped[:len(jumped)-jf.Rollback]
+			rolledBack += jf.Rollback
 			for _, id := range jf.Tokens {
 				b := voc.Bytes(id)
 				if !strings.HasPrefix(doc[text:], string(b)) {
@@ -220,9 +238,15 @@ func WantDocument(fw *jumpforward.Forwarder, m *mask.Matcher, enc *tokenizer.Enc
 			break
 		}
 		var id int
-		if len(seq) < len(canon) && commonPrefixLen(seq, canon) == len(seq) {
+		switch {
+		case lexemes:
+			for len(ends) > 0 && ends[0] <= text {
+				ends = ends[1:]
+			}
+			id = enc.Encode(doc[text:ends[0]])[0]
+		case len(seq) < len(canon) && commonPrefixLen(seq, canon) == len(seq):
 			id = canon[len(seq)]
-		} else {
+		default:
 			id = enc.Encode(doc[text:])[0]
 		}
 		if !m.AcceptToken(id) {
@@ -235,7 +259,7 @@ func WantDocument(fw *jumpforward.Forwarder, m *mask.Matcher, enc *tokenizer.Enc
 	if !m.CanEnd() {
 		return DocStats{}, fmt.Errorf("the grammar cannot end after the document")
 	}
-	st := DocStats{Tokens: len(seq), ModelSteps: modelSteps}
+	st := DocStats{Tokens: len(seq), ModelSteps: modelSteps, RolledBack: rolledBack}
 	for _, j := range jumped {
 		if j {
 			st.Jumped++
@@ -243,6 +267,38 @@ func WantDocument(fw *jumpforward.Forwarder, m *mask.Matcher, enc *tokenizer.Enc
 	}
 	st.NonCanonical = nonCanonical(voc, seq, canon)
 	return st, nil
+}
+
+// lexemeEnds returns the end offsets of the JSON lexemes of doc, in order:
+// strings (quotes included), numbers and literals, single punctuation
+// bytes, runs of whitespace. The last is len(doc).
+func lexemeEnds(doc string) []int {
+	var ends []int
+	for i := 0; i < len(doc); {
+		j := i + 1
+		switch c := doc[i]; {
+		case c == '"':
+			for j < len(doc) && doc[j] != '"' {
+				if doc[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, len(doc))
+		case strings.IndexByte("{}[],:", c) >= 0:
+		case strings.IndexByte(" \t\n\r", c) >= 0:
+			for j < len(doc) && strings.IndexByte(" \t\n\r", doc[j]) >= 0 {
+				j++
+			}
+		default:
+			for j < len(doc) && strings.IndexByte("{}[],:\" \t\n\r", doc[j]) < 0 {
+				j++
+			}
+		}
+		ends = append(ends, j)
+		i = j
+	}
+	return ends
 }
 
 func commonPrefixLen(a, b []int) int {
@@ -276,7 +332,7 @@ func nonCanonical(voc *tokenizer.Vocab, seq, canon []int) int {
 }
 
 type jumpRow struct {
-	schemas, compiled, failed, docs, refused, tokens, jumped, steps, nonCanonical int
+	schemas, compiled, failed, docs, refused, tokens, jumped, steps, rolledBack, nonCanonical int
 }
 
 func (x *jumpRow) add(s JumpSchema) {
@@ -286,6 +342,7 @@ func (x *jumpRow) add(s JumpSchema) {
 	x.tokens += s.Tokens
 	x.jumped += s.Jumped
 	x.steps += s.ModelSteps
+	x.rolledBack += s.RolledBack
 	x.nonCanonical += s.NonCanonical
 	if s.CompileErr == "" {
 		x.compiled++
@@ -296,6 +353,20 @@ func (x *jumpRow) add(s JumpSchema) {
 }
 
 func pctOf(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+
+func (r *JumpReport) mode() string {
+	var m []string
+	if r.AppendOnly {
+		m = append(m, "append-only")
+	}
+	if r.Lexemes {
+		m = append(m, "model writes lexemes apart")
+	}
+	if len(m) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(m, ", ") + ")"
+}
 
 func (r *JumpReport) whitespace() string {
 	if r.Compact {
@@ -314,8 +385,8 @@ func (r *JumpReport) Summary() string {
 	for _, d := range r.NextTimes {
 		next.Add(d)
 	}
-	return fmt.Sprintf("jump-forward: %d of %d tokens (%.1f%%) delivered by jump-forward, %d model steps saved, non-canonical tokens %d (%s JSON, %d documents); Next %s",
-		all.jumped, all.tokens, pctOf(all.jumped, all.tokens), all.tokens-all.steps, all.nonCanonical, r.whitespace(), all.docs,
+	return fmt.Sprintf("jump-forward%s: %d of %d tokens (%.1f%%) delivered by jump-forward, %d model steps saved, %d tokens rolled back, non-canonical tokens %d (%s JSON, %d documents); Next %s",
+		r.mode(), all.jumped, all.tokens, pctOf(all.jumped, all.tokens), all.tokens-all.steps, all.rolledBack, all.nonCanonical, r.whitespace(), all.docs,
 		next.String())
 }
 
@@ -334,12 +405,12 @@ func (r *JumpReport) WriteTable(w io.Writer) {
 	}
 	sort.Strings(names)
 	ws := r.whitespace()
-	fmt.Fprintf(w, "jump-forward on %s JSON (schemas compiled with %s whitespace); documents: valid instances decoded, refused: valid instances the grammar refuses, failed: schemas where decoding failed\n", ws, ws)
+	fmt.Fprintf(w, "jump-forward%s on %s JSON (schemas compiled with %s whitespace); documents: valid instances decoded, refused: valid instances the grammar refuses, failed: schemas where decoding failed\n", r.mode(), ws, ws)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "dataset\tschemas\tcompiled\tdocuments\trefused\tfailed\ttokens\tjumped\tjumped %\tsteps saved\tnon-canonical\t")
+	fmt.Fprintln(tw, "dataset\tschemas\tcompiled\tdocuments\trefused\tfailed\ttokens\tjumped\tjumped %\tsteps saved\trolled back\tnon-canonical\t")
 	for _, name := range names {
 		x := rows[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t\n", name, x.schemas, x.compiled, x.docs, x.refused, x.failed, x.tokens, x.jumped, pctOf(x.jumped, x.tokens), x.tokens-x.steps, x.nonCanonical)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%d\t%d\t%d\t\n", name, x.schemas, x.compiled, x.docs, x.refused, x.failed, x.tokens, x.jumped, pctOf(x.jumped, x.tokens), x.tokens-x.steps, x.rolledBack, x.nonCanonical)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d Next calls in %v\n", len(r.NextTimes), r.Wall.Round(time.Second))

@@ -59,6 +59,16 @@ type Options struct {
 	// the classification done before a compile is Ready (0: the
 	// Compiler's default, negative: none).
 	PrepareWork int64
+	// AppendOnly runs RunJumpForward with jumpforward.Options.AppendOnly:
+	// no step replaces a token the sequence has.
+	AppendOnly bool
+	// Lexemes makes RunJumpForward's model write each JSON lexeme (a
+	// string, a number, a literal, a punctuation byte, a run of whitespace)
+	// in tokens of its own, the Encoder's encoding of the lexeme, instead
+	// of the Encoder's encoding of the whole document: a model that ends a
+	// token where the canonical one would go on (`"` alone after a
+	// string), which is what canonical jump-forward steps roll back.
+	Lexemes bool
 }
 
 // SchemaResult is the outcome for one schema file.
