@@ -35,9 +35,10 @@ const (
 	KindGrammar                       // a grammar built in Go (package grammar)
 	KindStructuralTag                 // an XGrammar structural tag (structtag.Compile)
 	KindToolCalls                     // a model's tool calls for an OpenAI-style request (package toolcall)
+	KindEBNF                          // XGrammar's EBNF, as vLLM's grammar requests are written (grammar.ParseEBNFContext)
 )
 
-var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice", KindGrammar: "grammar", KindStructuralTag: "structural-tag", KindToolCalls: "tool-calls"}
+var kindNames = [...]string{KindRegex: "regex", KindJSONSchema: "json-schema", KindGBNF: "gbnf", KindJSON: "json", KindChoice: "choice", KindGrammar: "grammar", KindStructuralTag: "structural-tag", KindToolCalls: "tool-calls", KindEBNF: "ebnf"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -52,7 +53,7 @@ func (k Kind) String() string {
 type Spec struct {
 	Kind    Kind
 	Source  string   // the regex, schema, GBNF or structural tag text; unused for KindJSON, KindChoice and KindGrammar
-	Root    string   // KindGBNF: the start rule ("" means "root")
+	Root    string   // KindGBNF, KindEBNF: the start rule ("" means "root")
 	Choices []string // KindChoice: the strings to choose from
 	// ToolCalls is KindToolCalls' request: the model's format, the tools,
 	// tool_choice, parallel_tool_calls and reasoning. The Compiler copies
@@ -78,6 +79,11 @@ func JSONSchema(schema string) Spec { return Spec{Kind: KindJSONSchema, Source: 
 
 // GBNF is the spec of a GBNF grammar starting at rule root ("" means "root").
 func GBNF(src, root string) Spec { return Spec{Kind: KindGBNF, Source: src, Root: root} }
+
+// EBNF is the spec of a grammar in XGrammar's EBNF dialect (the grammars
+// vLLM's requests carry) starting at rule root ("" means "root"); see
+// grammar.ParseEBNF for how it differs from GBNF.
+func EBNF(src, root string) Spec { return Spec{Kind: KindEBNF, Source: src, Root: root} }
 
 // JSON is the spec of any one JSON value.
 func JSON() Spec { return Spec{Kind: KindJSON} }
@@ -129,7 +135,7 @@ func (s *Spec) key(lim grammar.Limits) (string, error) {
 			return "", fmt.Errorf("%w: Schema.Limits is set; use CompilerOptions.Limits", ErrSpec)
 		}
 		fmt.Fprintf(&b, "%+v", s.Schema)
-	case KindGBNF:
+	case KindGBNF, KindEBNF:
 		root := s.Root
 		if root == "" {
 			root = "root"
@@ -201,6 +207,9 @@ func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(con
 		return jsonschema.CompileContext(ctx, []byte(s.Source), opts)
 	case KindGBNF:
 		g, err := grammar.ParseGBNFOptionsContext(ctx, s.Source, grammar.GBNFOptions{Root: s.Root, Limits: lim, JSONSchema: jsonschema.Embed})
+		return g, nil, err
+	case KindEBNF:
+		g, err := grammar.ParseEBNFContext(ctx, s.Source, grammar.EBNFOptions{Root: s.Root, Limits: lim})
 		return g, nil, err
 	case KindJSON:
 		return grammar.JSON(), nil, nil

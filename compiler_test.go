@@ -86,6 +86,8 @@ func TestCompilerKinds(t *testing.T) {
 		{name: "json schema", spec: rein.JSONSchema(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`), accepts: `{"n":7}`, rejects: `{}`},
 		{name: "json schema, compact", spec: rein.Spec{Kind: rein.KindJSONSchema, Source: `{"type":"array","items":{"type":"boolean"}}`, Schema: jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact}}, accepts: `[true,false]`, rejects: `[true, false]`},
 		{name: "gbnf", spec: rein.GBNF(`start ::= "a" start | "b"`, "start"), accepts: "aab", rejects: "aa"},
+		{name: "ebnf", spec: rein.EBNF("start ::= \"a\"\n    start\n  | Regex(\"b+\")", "start"), accepts: "abb", rejects: "aa"},
+		{name: "bad ebnf", spec: rein.EBNF("root ::= \"a\" |", ""), wantErr: "1:"},
 		{name: "json", spec: rein.JSON(), accepts: `{"a": [1, 2.5, null]}`, rejects: `{"a": }`},
 		{name: "choice", spec: rein.Choice("red", "green", "blue"), accepts: "green", rejects: "gre"},
 		{name: "bad regex", spec: rein.Regex(`(a`), wantErr: "compile regex"},

@@ -191,7 +191,8 @@ func ParseResponseFormat(data []byte, opts RequestOptions) (spec Spec, ok bool, 
 
 // ParseStructuredOutputs reads vLLM's structured_outputs object (the value
 // alone): exactly one of json (a schema, inline or as a JSON string),
-// regex, choice, grammar (GBNF; a Lark grammar is refused), json_object
+// regex, choice, grammar (XGrammar's EBNF, as vLLM reads it; a Lark
+// grammar is refused), json_object
 // (true) and structural_tag (a structural tag as a JSON string or object),
 // with the options disable_any_whitespace (compact JSON),
 // whitespace_pattern (what JSON may hold between tokens, RE2 syntax) and
@@ -480,9 +481,9 @@ func parseStructuredOutputs(data []byte, ptr string, opts RequestOptions) (Spec,
 			return Spec{}, requestErr(at, "must be a string")
 		}
 		if !strings.Contains(src, "::=") {
-			return Spec{}, unsupportedParam(at, "not a GBNF grammar (no rule \"name ::= ...\"): Lark grammars are not supported by rein")
+			return Spec{}, unsupportedParam(at, "not an EBNF grammar (no rule \"name ::= ...\"): Lark grammars are not supported by rein")
 		}
-		return GBNF(src, "root"), nil
+		return EBNF(src, "root"), nil
 	case "structural_tag":
 		tag := bytes.TrimSpace(raw)
 		if tag[0] == '"' {

@@ -51,7 +51,7 @@ func TestParseRequest(t *testing.T) {
 			ok: true, kind: rein.KindJSONSchema, source: `{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"unevaluatedProperties":false}`},
 		{name: "vllm regex", body: `{"structured_outputs":{"regex":"[0-9]+"}}`, ok: true, kind: rein.KindRegex, source: `[0-9]+`},
 		{name: "vllm choice", body: `{"structured_outputs":{"choice":["yes","no"]}}`, ok: true, kind: rein.KindChoice},
-		{name: "vllm grammar", body: `{"structured_outputs":{"grammar":"root ::= \"a\"+"}}`, ok: true, kind: rein.KindGBNF, source: `root ::= "a"+`},
+		{name: "vllm grammar", body: `{"structured_outputs":{"grammar":"root ::= \"a\"+"}}`, ok: true, kind: rein.KindEBNF, source: `root ::= "a"+`},
 		{name: "vllm json_object", body: `{"structured_outputs":{"json_object":true}}`, ok: true, kind: rein.KindJSONSchema, source: `{"type":"object"}`},
 		{name: "vllm json_object false beside regex", body: `{"structured_outputs":{"json_object":false,"regex":"a"}}`, ok: true, kind: rein.KindRegex, source: "a"},
 		{name: "vllm structural tag string", body: `{"structured_outputs":{"structural_tag":"{\"type\":\"structural_tag\",\"format\":{\"type\":\"const_string\",\"value\":\"x\"}}"}}`,
@@ -193,6 +193,8 @@ func TestParsedSpecsCompile(t *testing.T) {
 		{name: "lenient when not strict", body: `{"response_format":{"type":"json_schema","json_schema":{"schema":{"type":"array","items":{"type":"object"},"uniqueItems":true}}}}`,
 			accept: []string{`[{}, {}]`}, warnings: 1},
 		{name: "choice", body: `{"guided_choice":["yes","no"]}`, accept: []string{"yes", "no"}, refuse: []string{"maybe", "yesno"}},
+		{name: "ebnf grammar", body: `{"structured_outputs":{"grammar":"root ::= item (\",\" item)*\nitem ::= Regex(\"[a-z]+\")\n  | \"?\""}}`,
+			accept: []string{"ab,c", "?", "x,?"}, refuse: []string{"ab,", "A"}},
 		{name: "legacy structural tag", body: `{"response_format":{"type":"structural_tag","structures":[{"begin":"<f=a>","schema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]},"end":"</f>"}],"triggers":["<f="]}}`,
 			accept: []string{`hi <f=a>{"n": 1}</f> bye`, `plain text`}, refuse: []string{`<f=a>{"n": "x"}</f>`, `<f=b>`}},
 	}

@@ -109,3 +109,19 @@ num ::= [0-9]+`, "root", grammar.Limits{})
 	// term ::= (num ("*" num){0,})
 	// num ::= [0-9]{1,}
 }
+
+func ExampleParseEBNF() {
+	g, err := grammar.ParseEBNF(`
+# free text in which each <tool_call> starts a JSON-ish call
+root ::= TagDispatch(("<tool_call>", call), excludes=("</answer>",))
+call ::= "{" Regex("\"name\": \"[a-z_]+\"") "}"
+`, grammar.EBNFOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(g)
+	// Output:
+	// root ::= ((%text -("<tool_call>" | "</answer>") (%lit_tokens "<tool_call>" call)){0,} %text -("<tool_call>" | "</answer>"))
+	// call ::= ("{" /"name": "[_a-z]+"/ "}")
+}

@@ -187,7 +187,10 @@ func ParseGBNFOptionsContext(ctx context.Context, src string, opts GBNFOptions) 
 
 // gbnfParser is a recursive-descent parser over the source text. Rules are
 // numbered in the order their names first appear, definitions or references.
+// It reads XGrammar's EBNF too (ebnf set, see ebnf.go), which shares its
+// literals, classes, repetitions, limits and error handling.
 type gbnfParser struct {
+	ebnf    bool // the dialect is XGrammar's EBNF, not GBNF
 	ctx     context.Context
 	steps   int   // items parsed, to look at ctx now and then
 	stopped error // ctx's error once it is done
@@ -246,9 +249,26 @@ func (p *gbnfParser) parse() {
 		}
 		p.skipSpace(true)
 	}
+	p.reportUndefined()
+}
+
+// reportUndefined records an error for every rule that is used but never
+// defined, where it is first used.
+func (p *gbnfParser) reportUndefined() {
 	for i, r := range p.rules {
 		if p.defined[i] < 0 && p.used[i] >= 0 {
 			p.errorAt(p.used[i], nil, "undefined rule %q", r.Name)
+		}
+	}
+}
+
+// commitRefs counts the references of the rule just parsed as uses. Only
+// the references of rules that parsed count: a broken rule would report
+// its half-read tokens as undefined rules.
+func (p *gbnfParser) commitRefs() {
+	for _, r := range p.pending {
+		if p.used[r.rule] < 0 {
+			p.used[r.rule] = r.off
 		}
 	}
 }
@@ -260,8 +280,16 @@ func (p *gbnfParser) sortedErrs() error {
 }
 
 func (p *gbnfParser) errorAt(off int, cause error, format string, args ...any) error {
-	p.errs = append(p.errs, &Error{Source: "gbnf", Pos: p.posOf(off), Msg: fmt.Sprintf(format, args...), Err: cause})
+	p.errs = append(p.errs, &Error{Source: p.source(), Pos: p.posOf(off), Msg: fmt.Sprintf(format, args...), Err: cause})
 	return errGBNFSyntax
+}
+
+// source names the dialect in errors.
+func (p *gbnfParser) source() string {
+	if p.ebnf {
+		return "ebnf"
+	}
+	return "gbnf"
 }
 
 func (p *gbnfParser) posOf(off int) Pos {
@@ -324,7 +352,7 @@ func (p *gbnfParser) skipToNextRule() {
 		start := p.off
 		p.skipSpace(false)
 		n := p.off
-		for n < len(p.src) && gbnfIsWordChar(p.src[n]) {
+		for n < len(p.src) && p.nameChar(p.src[n]) {
 			n++
 		}
 		if n > p.off {
@@ -342,9 +370,17 @@ func gbnfIsWordChar(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-'
 }
 
+// nameChar reports whether c may stand in a rule name of the dialect.
+func (p *gbnfParser) nameChar(c byte) bool {
+	if p.ebnf {
+		return ebnfIsNameChar(c)
+	}
+	return gbnfIsWordChar(c)
+}
+
 func (p *gbnfParser) parseName() string {
 	start := p.off
-	for p.off < len(p.src) && gbnfIsWordChar(p.src[p.off]) {
+	for p.off < len(p.src) && p.nameChar(p.src[p.off]) {
 		p.off++
 	}
 	return p.src[start:p.off]
@@ -382,13 +418,7 @@ func (p *gbnfParser) parseRule() error {
 		p.rules[i].Body = body
 	}
 	if p.eof() || p.src[p.off] == '\n' || p.src[p.off] == '\r' {
-		// Only the references of rules that parsed count: a broken rule
-		// would report its half-read tokens as undefined rules.
-		for _, r := range p.pending {
-			if p.used[r.rule] < 0 {
-				p.used[r.rule] = r.off
-			}
-		}
+		p.commitRefs()
 		return nil
 	}
 	if strings.HasPrefix(p.src[p.off:], "::=") {
@@ -575,7 +605,11 @@ func (p *gbnfParser) parseRepetition(sub *Expr, nested bool) (*Expr, error) {
 		case ',':
 			p.off++
 			p.skipSpace(nested)
-			if c := p.peek(); '0' <= c && c <= '9' {
+			if p.ebnf && strings.HasPrefix(p.src[p.off:], "-1") {
+				// XGrammar prints an unbounded {m,} as {m, -1}.
+				p.off += 2
+				p.skipSpace(nested)
+			} else if c := p.peek(); '0' <= c && c <= '9' {
 				if hi, err = p.parseCount(); err != nil {
 					return nil, err
 				}
@@ -648,7 +682,10 @@ func (p *gbnfParser) parseQuoted() (string, error) {
 			return string(buf), nil
 		}
 		at := p.off
-		r, err := p.parseChar()
+		if c := p.src[p.off]; p.ebnf && (c == '\n' || c == '\r') {
+			return "", p.errorAt(p.off, nil, "line break inside the string literal opened at %s (write \\n or \\r, or close it with '\"')", p.posOf(open))
+		}
+		r, err := p.parseChar(false)
 		if err != nil {
 			return "", err
 		}
@@ -667,6 +704,11 @@ func (p *gbnfParser) parseClass() (*Expr, error) {
 		negate = true
 		p.off++
 	}
+	if negate && p.ebnf && p.peek() == ']' {
+		// XGrammar's [^]: any code point.
+		p.off++
+		return Chars(true), nil
+	}
 	var ranges []RuneRange
 	for {
 		if p.eof() {
@@ -681,14 +723,14 @@ func (p *gbnfParser) parseClass() (*Expr, error) {
 			return nil, p.errorAt(p.off, nil, "line break inside the character class opened at %s (write \\n or \\r, or close it with ']')", p.posOf(open))
 		}
 		at := p.off
-		lo, err := p.parseChar()
+		lo, err := p.parseChar(true)
 		if err != nil {
 			return nil, err
 		}
 		hi := lo
 		if p.peek() == '-' && p.off+1 < len(p.src) && p.src[p.off+1] != ']' {
 			p.off++
-			if hi, err = p.parseChar(); err != nil {
+			if hi, err = p.parseChar(true); err != nil {
 				return nil, err
 			}
 			if hi < lo {
@@ -712,8 +754,9 @@ func (p *gbnfParser) parseClass() (*Expr, error) {
 	return e, nil
 }
 
-// parseChar parses one code point, escaped or raw, inside a literal or class.
-func (p *gbnfParser) parseChar() (rune, error) {
+// parseChar parses one code point, escaped or raw, inside a literal or
+// (inClass) a class, with the escapes of the dialect.
+func (p *gbnfParser) parseChar(inClass bool) (rune, error) {
 	start := p.off
 	if p.eof() {
 		return 0, p.errorAt(p.off, nil, "unexpected end of input")
@@ -732,6 +775,9 @@ func (p *gbnfParser) parseChar() (rune, error) {
 	}
 	e := p.src[p.off+1]
 	p.off += 2
+	if p.ebnf {
+		return p.ebnfEscape(start, e, inClass)
+	}
 	switch e {
 	case 'x', 'u', 'U':
 		size := 2

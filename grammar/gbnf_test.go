@@ -412,6 +412,13 @@ func TestParseGBNFErrors(t *testing.T) {
 // the source text.
 func checkGBNFError(t *testing.T, src string, err error) {
 	t.Helper()
+	checkSourceError(t, "gbnf", src, err)
+}
+
+// checkSourceError checks that err is an ErrorList or *Error of the
+// front-end source whose positions match their offsets in src.
+func checkSourceError(t *testing.T, source, src string, err error) {
+	t.Helper()
 	var list grammar.ErrorList
 	if !errors.As(err, &list) {
 		var e *grammar.Error
@@ -420,7 +427,7 @@ func checkGBNFError(t *testing.T, src string, err error) {
 	}
 	require.NotEmpty(t, list)
 	for _, e := range list {
-		assert.Equal(t, "gbnf", e.Source)
+		assert.Equal(t, source, e.Source)
 		if e.Pointer != "" {
 			assert.True(t, strings.HasPrefix(e.Msg, "%json: "), "%q: a JSON pointer on an error that is not a %%json schema's: %v", src, e)
 		}
