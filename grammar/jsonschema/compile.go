@@ -45,6 +45,12 @@ type Options struct {
 	// keyword is ignored (the grammar accepts more than the schema) and
 	// listed in the returned warnings instead of failing the compilation.
 	Lenient bool
+	// FormatAnnotation reads format as drafts 2019-09 and 2020-12 do by
+	// default (the format-annotation vocabulary): an annotation, not
+	// enforced, so any string a format names is accepted and unknown
+	// formats are no warning. By default rein asserts the formats it knows
+	// (format-assertion), which is what a model's output usually needs.
+	FormatAnnotation bool
 	// Order is the accepted order of declared object properties.
 	Order PropertyOrder
 	// Whitespace is the whitespace mode; WhitespacePattern uses WhitespacePattern.

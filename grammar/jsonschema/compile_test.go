@@ -321,6 +321,26 @@ func TestJSONSchemaLenient(t *testing.T) {
 	assertLanguage(t, g, []string{`{"a":"x"}`}, []string{`{}`, `{"a":1}`})
 }
 
+// TestJSONSchemaFormatAnnotation: with FormatAnnotation a format, known or
+// not, constrains nothing and warns of nothing; by default it is asserted.
+func TestJSONSchemaFormatAnnotation(t *testing.T) {
+	schema := []byte(`{"type":"object","properties":{"day":{"type":"string","format":"date"},"code":{"type":"string","format":"mystery"}}}`)
+	opts := jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, Lenient: true}
+	g, warns, err := jsonschema.Compile(schema, opts)
+	require.NoError(t, err)
+	assert.Len(t, warns, 1, "the unknown format")
+	assertLanguage(t, g, []string{`{"day":"2024-02-29"}`}, []string{`{"day":"yesterday"}`, `{"day":"2023-02-29"}`})
+
+	opts.FormatAnnotation = true
+	g, warns, err = jsonschema.Compile(schema, opts)
+	require.NoError(t, err)
+	assert.Empty(t, warns)
+	assertLanguage(t, g, []string{`{"day":"yesterday","code":""}`, `{"day":"2023-02-29"}`}, []string{`{"day":1}`})
+	ok, err := jsonschema.Validate(schema, []byte(`{"day":"yesterday"}`), opts)
+	require.NoError(t, err)
+	assert.True(t, ok)
+}
+
 // TestJSONSchemaSharing checks that equal subschemas share one rule and that
 // annotations do not split them.
 func TestJSONSchemaSharing(t *testing.T) {

@@ -104,7 +104,9 @@ func (c *compiler) readKeywords(n *node) (*schema, error) {
 		s.patterns = []loc{{v.str, n.ptr}}
 	}
 	if v := n.get("format"); v != nil && v.kind == kindString {
-		s.formats = []loc{{v.str, n.ptr}}
+		if !c.opts.FormatAnnotation {
+			s.formats = []loc{{v.str, n.ptr}}
+		}
 	} else if v != nil {
 		if err := malformed("format", "a string", v); err != nil {
 			return nil, err
