@@ -40,6 +40,7 @@ func grammarKey(b *strings.Builder, g *grammar.Grammar, lim grammar.Limits) erro
 		k.num(r.MaxTokens)
 		k.flag(r.Unique != nil)
 		if u := r.Unique; u != nil {
+			k.flag(u.AnyValue)
 			k.num(int(u.Strings))
 			k.num(int(u.Numbers))
 			k.num(len(u.Values))

@@ -170,7 +170,7 @@ func TestParseGBNFJSONErrors(t *testing.T) {
 	checkGBNFError(t, src, err)
 
 	// The schema compiler's sentinels come through.
-	_, err = grammar.ParseGBNFOptions(`root ::= %json {"type": "array", "uniqueItems": true}`, opts)
+	_, err = grammar.ParseGBNFOptions(`root ::= %json {"type": "array", "items": {"type": "object", "properties": {"a": {}}}, "uniqueItems": true}`, opts)
 	assert.ErrorIs(t, err, grammar.ErrUnsupported)
 	_, err = grammar.ParseGBNFOptions(`root ::= %json {"type": "string", "maxLength": 5}`, grammar.GBNFOptions{JSONSchema: jsonschema.Embed, Limits: grammar.Limits{Repeat: 4}})
 	assert.ErrorIs(t, err, grammar.ErrLimit, "the limits reach the schema compiler")

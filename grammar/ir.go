@@ -91,7 +91,7 @@ type Rule struct {
 	MaxTokens int
 	// Unique, when set, makes the rule a JSON array whose items must be
 	// pairwise distinct JSON values (JSON Schema's uniqueItems): the rule
-	// starts with the array's "[" and its items are the scalars Unique
+	// starts with the array's "[" and its items are the values Unique
 	// describes. The matcher checks it as items complete (package mask);
 	// byte-level matching ignores it.
 	Unique *UniqueItems
@@ -100,8 +100,16 @@ type Rule struct {
 // UniqueItems describes the items of a rule whose items must be distinct
 // (Rule.Unique): what values an item may take, as far as the check needs
 // to know to tell whether an unfinished item can still become a value not
-// yet in the array. Items are scalars: strings, numbers, true, false, null.
+// yet in the array. Items are scalars (strings, numbers, true, false,
+// null), or with AnyValue any JSON value.
 type UniqueItems struct {
+	// AnyValue: an item may be any JSON value, objects and arrays of any
+	// content included (JSON Schema's items: true). Objects and arrays are
+	// compared as JSON values (members in any order, numbers by value,
+	// strings with their escapes decoded); an unfinished one can always
+	// become a new value. Strings must be StringsAny and Numbers
+	// NumbersAny, and Values must list true, false and null.
+	AnyValue bool
 	// Strings: StringsAny, an item may be any string (from some length
 	// up); StringsSome, some strings (a pattern, a format or a maxLength
 	// constrains them: the matcher searches the automaton for a way to end
@@ -764,6 +772,9 @@ func (g *Grammar) Validate() error {
 			if u.Numbers > NumbersInteger {
 				return fmt.Errorf("grammar: rule %q: unknown Unique.Numbers %d", r.Name, u.Numbers)
 			}
+			if u.AnyValue && (u.Strings != StringsAny || u.Numbers != NumbersAny || !hasLiterals(u.Values)) {
+				return fmt.Errorf("grammar: rule %q: Unique.AnyValue needs StringsAny, NumbersAny and true, false and null in Values", r.Name)
+			}
 			for _, v := range u.Values {
 				if !isScalarJSON(v) {
 					return fmt.Errorf("grammar: rule %q: Unique.Values holds %q, which is not a JSON string, number, true, false or null", r.Name, v)
@@ -854,4 +865,15 @@ func isScalarJSON(v string) bool {
 		return false
 	}
 	return json.Valid([]byte(v))
+}
+
+// hasLiterals reports whether values lists true, false and null.
+func hasLiterals(values []string) bool {
+	n := 0
+	for _, lit := range []string{"true", "false", "null"} {
+		if slices.Contains(values, lit) {
+			n++
+		}
+	}
+	return n == 3
 }

@@ -42,7 +42,9 @@
 // A rule marked grammar.Rule.Unique (JSON Schema's uniqueItems) reads an
 // array whose items must be distinct JSON values, which no pushdown state
 // can hold: the Matcher keeps a small run beside the automaton that
-// follows the open array, checks each item as it completes, and removes
+// follows the open array, checks each item as it completes (objects and
+// arrays, where items may be any value, in a canonical form with members
+// sorted: unique_value.go), and removes
 // from the mask the tokens that would repeat an item or leave one able to
 // end only on a value already there (unique.go). Rollback and Fork restore
 // and copy it with the automaton.

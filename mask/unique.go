@@ -13,14 +13,15 @@ import (
 
 // Distinct items (grammar.Rule.Unique, JSON Schema's uniqueItems).
 //
-// A rule marked Unique reads a JSON array of scalars whose items must be
-// pairwise distinct JSON values. That is not a property of the pushdown
+// A rule marked Unique reads a JSON array of scalars (or, with AnyValue,
+// of any values) whose items must be pairwise distinct JSON values. That is not a property of the pushdown
 // state, so the matcher keeps a second, small state beside it: a uniqueRun
 // that follows the bytes inside the open array (there is at most one: its
 // items are scalars), writes each item's canonical form as it is read
 // (strings with their escapes decoded, numbers as significant digits and a
 // decimal exponent, so 1, 1.0 and 10e-1 are one value, and "\u0041" is
-// "A"), and keeps the items completed so far in a hash table. A token is
+// "A"; objects and arrays of an AnyValue array as unique_value.go says),
+// and keeps the items completed so far in a hash table. A token is
 // allowed when the automaton allows it and, read through the run,
 //   - it completes no item equal to an earlier one of its array, and
 //   - it leaves an unfinished item that can still become a value the array
@@ -31,7 +32,8 @@ import (
 // automaton's "[" is read by a Unique rule's start node; where another
 // reading of that "[" (a rule not marked, or marked otherwise) is alive
 // too, the union of the readings' items is checked, and an item that turns
-// out to be an object or an array is skipped whole.
+// out to be an object or an array is skipped whole (unless an array of any
+// values is among the readings: then it is compared).
 //
 // The run's state is a value saved with each accepted step, and its
 // arenas are append-only (nothing below a saved length is ever written
@@ -48,15 +50,17 @@ type uniqueIndex struct {
 	// quotes: the tokens with a '"' (the only ones that can finish a
 	// string item); escapes: those with a '\'; openers: those with a '['
 	// and a ',' after it (the only ones that can open an array and finish
-	// two items in it).
-	quotes, escapes, openers []int32
+	// two items in it); closers: those with a ']' or a '}' (the only ones
+	// that can finish an object or array item).
+	quotes, escapes, openers, closers []int32
 }
 
 // uniqueSpec is one rule's grammar.UniqueItems.
 type uniqueSpec struct {
-	strings grammar.StringItems
-	numbers grammar.NumberItems
-	values  []uniqueValue
+	anyValue bool // objects and arrays are items too
+	strings  grammar.StringItems
+	numbers  grammar.NumberItems
+	values   []uniqueValue
 }
 
 // uniqueValue is a listed value: its spelling and its canonical form.
@@ -86,6 +90,7 @@ func newUniqueIndex(c *Compiled) *uniqueIndex {
 			all.Numbers = grammar.NumbersAny
 		}
 		all.Values = append(all.Values, u.Values...)
+		all.AnyValue = all.AnyValue || u.AnyValue
 	}
 	x.union = 0
 	if len(x.specs) > 1 {
@@ -105,13 +110,16 @@ func newUniqueIndex(c *Compiled) *uniqueIndex {
 		if i := bytes.IndexByte(b, '['); i >= 0 && bytes.IndexByte(b[i:], ',') >= 0 {
 			x.openers = append(x.openers, ids[pos])
 		}
+		if bytes.IndexByte(b, ']') >= 0 || bytes.IndexByte(b, '}') >= 0 {
+			x.closers = append(x.closers, ids[pos])
+		}
 	}
 	return x
 }
 
 // makeSpec reads the canonical form of each listed value once.
 func makeSpec(u *grammar.UniqueItems) uniqueSpec {
-	s := uniqueSpec{strings: u.Strings, numbers: u.Numbers}
+	s := uniqueSpec{anyValue: u.AnyValue, strings: u.Strings, numbers: u.Numbers}
 	var r uniqueRun
 	for _, v := range u.Values {
 		r.reset()
@@ -135,6 +143,7 @@ const (
 	modeNumber              // in a number item
 	modeLit                 // in true, false or null
 	modePass                // in an object or array item, skipped
+	modeValue               // in an object or array item of an AnyValue array
 )
 
 // uniqueState is where a uniqueRun stands; a value, saved with each step.
@@ -143,10 +152,10 @@ type uniqueState struct {
 	mode  uint8
 	req   bool   // modeStart: an item must come
 	esc   uint8  // in a string: 1 after '\', 2-5 reading \u's digits
-	pstr  uint8  // modePass: 1 in a string, 2 after its '\'
+	pstr  uint8  // modePass, modeValue: 1 in a string, 2 after its '\'
 	cu    uint16 // the \u code unit being read
 	high  uint16 // a high surrogate waiting for its low half
-	depth int32  // modePass: nesting depth
+	depth int32  // modePass, modeValue: nesting depth
 	lo    int32  // the open array's first item in items
 	start int32  // the current item's canonical form in buf
 	raw   int32  // the current item's spelling in raws
@@ -175,6 +184,11 @@ type uniqueRun struct {
 	raws  []byte // spellings of unfinished items
 	items []uniqueItem
 	tab   []int32 // open addressing over items: index+1, 0 empty
+
+	// Scratch of canonValue, reused.
+	cout, ctmp []byte
+	cframes    []compFrame
+	cspans     [][2]int32
 }
 
 // uniqueMark is what Rollback restores.
@@ -271,7 +285,7 @@ func (r *uniqueRun) feed(x *uniqueIndex, b []byte) (n int, ok bool) {
 			}
 			continue
 		}
-		if st.mode == modeString || st.mode == modeNumber || st.mode == modeLit {
+		if st.mode == modeString || st.mode == modeNumber || st.mode == modeLit || st.mode == modeValue {
 			r.raws = append(r.raws, c)
 		}
 		switch st.mode {
@@ -301,7 +315,14 @@ func (r *uniqueRun) feed(x *uniqueIndex, b []byte) (n int, ok bool) {
 			}
 			continue
 		case modePass:
-			r.passByte(c)
+			if r.passByte(c) {
+				st.mode = modeAfter
+			}
+			continue
+		case modeValue:
+			if r.passByte(c) && !r.complete(x) {
+				return i, false
+			}
 			continue
 		}
 		// Between items (or just after a number).
@@ -332,6 +353,10 @@ func (r *uniqueRun) feed(x *uniqueIndex, b []byte) (n int, ok bool) {
 			r.begin('l')
 			r.raws = append(r.raws, c)
 			r.write(c)
+		case (c == '[' || c == '{') && st.spec >= 0 && x != nil && x.specs[st.spec].anyValue:
+			st.mode, st.depth, st.pstr = modeValue, 1, 0
+			r.begin('c')
+			r.raws = append(r.raws, c)
 		case c == '[' || c == '{':
 			st.mode, st.depth, st.pstr = modePass, 1, 0
 		default:
@@ -458,8 +483,9 @@ func (r *uniqueRun) numberByte(c byte) bool {
 	return true
 }
 
-// passByte reads byte c of an object or array item, which is skipped.
-func (r *uniqueRun) passByte(c byte) {
+// passByte reads byte c of an object or array item and reports whether it
+// closed the item.
+func (r *uniqueRun) passByte(c byte) bool {
 	st := &r.st
 	switch {
 	case st.pstr == 2:
@@ -474,16 +500,21 @@ func (r *uniqueRun) passByte(c byte) {
 	case c == '[' || c == '{':
 		st.depth++
 	case c == ']' || c == '}':
-		if st.depth--; st.depth == 0 {
-			st.mode = modeAfter
-		}
+		st.depth--
+		return st.depth == 0
 	}
+	return false
 }
 
 // complete ends the current item: its canonical form is finished, checked
 // against the array's earlier items (x nil: not checked) and added.
 func (r *uniqueRun) complete(x *uniqueIndex) bool {
 	st := &r.st
+	if r.buf[st.start] == 'c' {
+		for _, b := range r.canonValue(r.raws[st.raw:]) {
+			r.write(b)
+		}
+	}
 	if r.buf[st.start] == 'n' {
 		if !st.nz {
 			r.write('0')
@@ -757,6 +788,9 @@ func (m *Matcher) uniqueSpecAt() int16 {
 // where that matters, are tried:
 //   - while no array is open, those that could open one and finish two
 //     items in it (openers, tried in every case);
+//   - in an object or array item of an array of any values, those with a
+//     ']' or a '}' (the item can always become a new value: only closing
+//     it can repeat one);
 //   - in a string item that may be any string, and between the items of
 //     an array of any strings, those with a '"';
 //   - in a constrained string item, those with a '"' or a '\' and those
@@ -771,6 +805,8 @@ func (m *Matcher) filterUnique(out []uint32) {
 		s := &x.specs[st.spec]
 		inString := st.mode == modeString
 		switch {
+		case st.mode == modeValue:
+			m.filterList(out, x.closers)
 		case inString && s.strings == grammar.StringsAny,
 			!inString && s.strings == grammar.StringsAny && s.numbers == grammar.NumbersNone && len(s.values) == 0:
 			m.filterList(out, x.quotes)

@@ -41,6 +41,7 @@ func TestUniqueItemsDocuments(t *testing.T) {
 	obj := `{"type":"object","properties":{"x":` + strs + `,"y":` + ints + `},"additionalProperties":false}`
 	ab := `{"type":"array","items":{"type":"string","pattern":"^[ab]{1,2}$"},"uniqueItems":true}`
 	day := `{"type":"array","items":{"type":"string","format":"date"},"uniqueItems":true}`
+	anyv := `{"type":"array","uniqueItems":true}`
 	cases := []struct {
 		schema, doc string
 		ok          bool // the whole document is accepted
@@ -74,6 +75,23 @@ func TestUniqueItemsDocuments(t *testing.T) {
 		{day, `["2024-02-29", "2024-02-28", "2024-02-20"]`, true},
 		{obj, `{"x": ["a", "b"], "y": [1, 2]}`, true},
 		{obj, `{"x": ["a", "b"], "y": [1, 1]}`, false},
+		{anyv, `[1, "1", [1], {"a": 1}, true, null, [], {}]`, true},
+		{anyv, `[1, 1.0]`, false},
+		{anyv, `["a", "\u0061"]`, false},
+		{anyv, `[{}, {}]`, false},
+		{anyv, `[[], [ ]]`, false},
+		{anyv, `[[1, 2], [2, 1]]`, true},
+		{anyv, `[[1, 2], [1.0, 20e-1]]`, false},
+		{anyv, `[{"a": 1, "b": [1, 2]}, {"b": [1.0, 2], "a": 1}]`, false},
+		{anyv, `[{"ab": 1, "a": 2}, {"a": 2, "ab": 1}]`, false},
+		{anyv, `[{"a": "x"}, {"a": "\u0078"}]`, false},
+		{anyv, `[{"a": "b:c"}, {"a:": "bc"}, {"a:b": "c"}]`, true},
+		{anyv, `[{"a": {"b": [1, {"c": null}]}}, {"a": {"b": [1, {"c": false}]}}]`, true},
+		{anyv, `[{"a": {"b": [1, {"c": null}]}}, {"a": {"b": [1e0, {"c": null}]}}]`, false},
+		{anyv, `[{"a": 1}, {"a": 1, "a": 1}]`, true}, // duplicate keys: not the same members
+		{anyv, `[["a"], "a", ["a"]]`, false},
+		{anyv, `[[0], [-0.0]]`, false},
+		{anyv, `[{"a": [{"b": 1}, {"c": 2}]}, {"a": [{"c": 2}, {"b": 1}]}]`, true},
 	}
 	for _, tc := range cases {
 		c := uniqueCompiled(t, tc.schema)
@@ -103,6 +121,44 @@ var uniqueWalkSchemas = []string{
 	`{"type":"array","items":{"type":"string","maxLength":1},"uniqueItems":true,"maxItems":6}`,
 	`{"type":"array","items":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}$"},"uniqueItems":true,"maxItems":4}`,
 	`{"type":"array","items":{"type":"string","format":"date"},"uniqueItems":true,"maxItems":4}`,
+	`{"type":"array","uniqueItems":true,"maxItems":5}`,
+	`{"type":"object","properties":{"v":{"type":"array","items":true,"uniqueItems":true,"maxItems":4}},"required":["v"]}`,
+}
+
+// TestUniqueItemsAnyValueMask: where an object or array item would close on
+// the value of an earlier one, the mask drops every token that closes it
+// and keeps those that go on, as the reference does.
+func TestUniqueItemsAnyValueMask(t *testing.T) {
+	voc := vocabtest.Load(t, "llama3")
+	g, _, err := jsonschema.Compile([]byte(`{"type":"array","uniqueItems":true}`), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
+	require.NoError(t, err)
+	c, err := mask.Compile(g, voc, mask.Options{})
+	require.NoError(t, err)
+	bm := mask.NewBitmask(1, voc.Size())
+	allowed := func(m *mask.Matcher, s string) bool {
+		id, ok := voc.TokenID(s)
+		require.True(t, ok, s)
+		return bm.Row(0)[id>>5]&(1<<(id&31)) != 0
+	}
+	for _, tc := range []struct {
+		prefix        string
+		closing, more []string
+	}{
+		{`[{"a":[1,{"b":null}]},{"a":[1,{"b":null}]`, []string{`}`, `}]`, `},`}, []string{`,"`}},
+		{`[[1,"x"],[1.0,"x"`, []string{`]`, `]]`, `],`}, []string{`,`}},
+		{`[{},{`, []string{`}`, `}]`}, []string{`"`}},
+	} {
+		m := c.NewMatcher()
+		require.NoError(t, m.AcceptText(tc.prefix))
+		require.NoError(t, m.FillBitmask(bm, 0))
+		assert.Empty(t, masktest.DiffRows(m, bm.Row(0), masktest.ReferenceMask(m)), tc.prefix)
+		for _, s := range tc.closing {
+			assert.False(t, allowed(m, s), "%s then %q closes an earlier value", tc.prefix, s)
+		}
+		for _, s := range tc.more {
+			assert.True(t, allowed(m, s), "%s then %q goes on", tc.prefix, s)
+		}
+	}
 }
 
 // TestUniqueItemsMaskMatchesReference decodes with random logits under

@@ -177,7 +177,7 @@ func TestStructuralTagSchemaErrors(t *testing.T) {
 		{"unknown type", Request{Model: Hermes, Tools: []Tool{bogus}}, "/tools/0/parameters/type", `unknown type "bogus"`, false},
 		{"second tool, nested", Request{Model: Qwen3, Tools: []Tool{ok, tool("h", `{"type": "object", "properties": {"a": {"minLength": "x"}}}`)}},
 			"/tools/1/parameters/properties/a/minLength", "non-negative integer", false},
-		{"unsupported keyword", Request{Model: MistralV11, Tools: []Tool{tool("f", `{"type": "array", "uniqueItems": true}`)}},
+		{"unsupported keyword", Request{Model: MistralV11, Tools: []Tool{tool("f", `{"type": "array", "items": {"type": "object", "properties": {"a": {}}}, "uniqueItems": true}`)}},
 			"/tools/0/parameters/uniqueItems", "cannot be enforced", true},
 		{"xml style needs an object", Request{Model: Qwen3Coder, Tools: []Tool{tool("f", `{"type": "string"}`)}},
 			"/tools/0/parameters", "qwen_xml document must be an object", false},

@@ -240,7 +240,7 @@ func TestJSONSchemaErrors(t *testing.T) {
 		keyword string
 		cause   error
 	}{
-		{`{"type":"array","uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
+		{`{"type":"array","items":{"type":"object","properties":{"a":{}}},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
 		// A keyword of the wrong kind, per the metaschema, is not passed over.
 		{`{"type":"object","required":{"key":"x"}}`, "/required", "required", nil},
 		{`{"properties":{"a":{"type":"string","required":true}}}`, "/properties/a/required", "required", nil},
@@ -267,7 +267,7 @@ func TestJSONSchemaErrors(t *testing.T) {
 		{`{"properties":{"a":{"not":{"additionalProperties":false}}}}`, "/properties/a/not/additionalProperties", "additionalProperties", grammar.ErrUnsupported},
 		{`{"type":"object","not":{"properties":{"a":{"uniqueItems":true}}}}`, "/not", "not", grammar.ErrUnsupported},
 		{`{"type":"array","prefixItems":[{}],"contains":{"const":1}}`, "/contains", "contains", grammar.ErrUnsupported},
-		{`{"oneOf":[{"type":"array","uniqueItems":true},{"type":"string"}]}`, "/oneOf/0/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
+		{`{"oneOf":[{"type":"array","items":{"type":"object","properties":{"a":{}}},"uniqueItems":true},{"type":"string"}]}`, "/oneOf/0/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
 		{`{"oneOf":[{"type":"array","uniqueItems":true},{"type":"array"}]}`, "/oneOf", "oneOf", grammar.ErrUnsupported},
 		{`{"enum":[` + strings.Repeat(`1,`, 20000) + `1]}`, "/enum", "enum", grammar.ErrLimit},
 		{`{"type":"string","maxLength":100000000}`, "", "", grammar.ErrLimit},
@@ -295,7 +295,7 @@ func TestJSONSchemaErrors(t *testing.T) {
 
 // TestJSONSchemaLenient checks that Lenient mode reports what it ignores.
 func TestJSONSchemaLenient(t *testing.T) {
-	schema := `{"type":"object","properties":{"tags":{"type":"array","uniqueItems":true},"code":{"format":"mystery","type":"string"}}}`
+	schema := `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"object","properties":{"a":{}}},"uniqueItems":true},"code":{"format":"mystery","type":"string"}}}`
 	_, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 	require.ErrorIs(t, err, grammar.ErrUnsupported)
 	g, warns, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Lenient: true})

@@ -22,7 +22,7 @@ func TestEmbed(t *testing.T) {
 	_, err = jsonschema.Embed(schema, grammar.Limits{Repeat: 4})
 	assert.ErrorIs(t, err, grammar.ErrLimit, "under the limits given")
 
-	_, err = jsonschema.Embed([]byte(`{"type": "array", "uniqueItems": true}`), grammar.Limits{})
+	_, err = jsonschema.Embed([]byte(`{"type": "array", "items": {"type": "object", "properties": {"a": {}}}, "uniqueItems": true}`), grammar.Limits{})
 	var e *grammar.Error
 	require.ErrorAs(t, err, &e)
 	assert.ErrorIs(t, err, grammar.ErrUnsupported, "strict: what cannot be enforced is an error")

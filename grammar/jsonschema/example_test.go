@@ -34,8 +34,8 @@ func ExampleCompile() {
 	}
 	fmt.Println(g.Rules[g.Root].Name, "has", len(g.Rules), "rules")
 	// Output:
-	// jsonschema: /properties/points/uniqueItems: uniqueItems: distinct items cannot be enforced: an item may be an object or an array (they can for items that are strings, any number or integer, or listed scalars)
-	// warning: /properties/points/uniqueItems: uniqueItems: distinct items cannot be enforced: an item may be an object or an array (they can for items that are strings, any number or integer, or listed scalars) (ignored)
+	// jsonschema: /properties/points/uniqueItems: uniqueItems: distinct items cannot be enforced: an item may be a constrained object or array (they can for items that may be any value, or are strings, any number or integer, or listed scalars)
+	// warning: /properties/points/uniqueItems: uniqueItems: distinct items cannot be enforced: an item may be a constrained object or array (they can for items that may be any value, or are strings, any number or integer, or listed scalars) (ignored)
 	// root has 16 rules
 }
 

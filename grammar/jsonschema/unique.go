@@ -6,9 +6,10 @@ import (
 
 // uniqueItems describes the items of array schema s (with uniqueItems) for
 // the matcher's check that items are distinct (grammar.Rule.Unique): items
-// that are strings (any, or under a pattern, format or lengths), any
-// number, any integer, or listed values (enum, const, true, false, null),
-// and unions of these. Objects, arrays, and numbers with bounds or
+// that may be any JSON value (no item schema, or true), or that are
+// strings (any, or under a pattern, format or lengths), any number, any
+// integer, or listed values (enum, const, true, false, null), and unions
+// of these. Constrained objects and arrays, and numbers with bounds or
 // multipleOf (whose unfinished items may have only values already used, in
 // ways the check does not search) are refused (strict) or warned about (lenient, which
 // returns nil: uniqueness goes unchecked). distinct is the number of
@@ -16,7 +17,7 @@ import (
 func (c *compiler) uniqueItems(s *schema) (u *grammar.UniqueItems, distinct int, err error) {
 	is := s.unique[0]
 	refuse := func(why string) (*grammar.UniqueItems, int, error) {
-		return nil, -1, c.unsupported(is.ptr, is.kw, "distinct items cannot be enforced: %s (they can for items that are strings, any number or integer, or listed scalars)", why)
+		return nil, -1, c.unsupported(is.ptr, is.kw, "distinct items cannot be enforced: %s (they can for items that may be any value, or are strings, any number or integer, or listed scalars)", why)
 	}
 	switch {
 	case len(s.prefix) > 0:
@@ -24,7 +25,8 @@ func (c *compiler) uniqueItems(s *schema) (u *grammar.UniqueItems, distinct int,
 	case len(s.contains) > 0:
 		return refuse("the array has contains")
 	case s.items == nil || s.items.isTrue():
-		return refuse("an item may be an object or an array")
+		// Any value: an unfinished item can always become a new one.
+		return &grammar.UniqueItems{AnyValue: true, Strings: grammar.StringsAny, Numbers: grammar.NumbersAny, Values: []string{"true", "false", "null"}}, -1, nil
 	}
 	branches, err := c.conjDNF(s.items, is.ptr)
 	if err != nil {
@@ -60,7 +62,7 @@ func (c *compiler) uniqueItems(s *schema) (u *grammar.UniqueItems, distinct int,
 			continue
 		}
 		if b.types&(jtObject|jtArray) != 0 {
-			return refuse("an item may be an object or an array")
+			return refuse("an item may be a constrained object or array")
 		}
 		switch {
 		case b.types&jtString == 0:
