@@ -40,12 +40,10 @@ func grammarKey(b *strings.Builder, g *grammar.Grammar, lim grammar.Limits) erro
 		k.num(r.MaxTokens)
 		k.flag(r.Unique != nil)
 		if u := r.Unique; u != nil {
-			k.flag(u.AnyValue)
-			k.num(int(u.Strings))
-			k.num(int(u.Numbers))
-			k.num(len(u.Values))
-			for _, v := range u.Values {
-				k.str(v)
+			k.unique(u)
+			k.num(len(u.Prefix))
+			for i := range u.Prefix {
+				k.unique(&u.Prefix[i])
 			}
 		}
 		n, ok := k.expr(r.Body, lim.ExprNodes-visits)
@@ -81,6 +79,17 @@ func (k *keyWriter) flag(f bool) {
 		k.num(1)
 	} else {
 		k.num(0)
+	}
+}
+
+// unique writes a UniqueItems less its Prefix.
+func (k *keyWriter) unique(u *grammar.UniqueItems) {
+	k.flag(u.AnyValue)
+	k.num(int(u.Strings))
+	k.num(int(u.Numbers))
+	k.num(len(u.Values))
+	for _, v := range u.Values {
+		k.str(v)
 	}
 }
 

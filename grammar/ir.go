@@ -122,6 +122,10 @@ type UniqueItems struct {
 	// Values lists the other values an item may take, each spelled exactly
 	// as the rule spells it (a number may have several spellings).
 	Values []string
+	// Prefix, when not empty, describes the first len(Prefix) items one by
+	// one (JSON Schema's prefixItems); the fields above describe the items
+	// after them. Entries may not have a Prefix of their own.
+	Prefix []UniqueItems
 }
 
 // StringItems says which strings a unique array's item may be.
@@ -766,19 +770,8 @@ func (g *Grammar) Validate() error {
 			return fmt.Errorf("grammar: rule %q: negative MaxTokens %d", r.Name, r.MaxTokens)
 		}
 		if u := r.Unique; u != nil {
-			if u.Strings > StringsSome {
-				return fmt.Errorf("grammar: rule %q: unknown Unique.Strings %d", r.Name, u.Strings)
-			}
-			if u.Numbers > NumbersInteger {
-				return fmt.Errorf("grammar: rule %q: unknown Unique.Numbers %d", r.Name, u.Numbers)
-			}
-			if u.AnyValue && (u.Strings != StringsAny || u.Numbers != NumbersAny || !hasLiterals(u.Values)) {
-				return fmt.Errorf("grammar: rule %q: Unique.AnyValue needs StringsAny, NumbersAny and true, false and null in Values", r.Name)
-			}
-			for _, v := range u.Values {
-				if !isScalarJSON(v) {
-					return fmt.Errorf("grammar: rule %q: Unique.Values holds %q, which is not a JSON string, number, true, false or null", r.Name, v)
-				}
+			if err := u.validate(r.Name, true); err != nil {
+				return err
 			}
 		}
 		if err := g.validExpr(r.Body); err != nil {
@@ -865,6 +858,32 @@ func isScalarJSON(v string) bool {
 		return false
 	}
 	return json.Valid([]byte(v))
+}
+
+// validate checks a rule's UniqueItems (top: it may have a Prefix).
+func (u *UniqueItems) validate(rule string, top bool) error {
+	if len(u.Prefix) > 0 && !top {
+		return fmt.Errorf("grammar: rule %q: a Unique.Prefix entry has a Prefix", rule)
+	}
+	for i := range u.Prefix {
+		if err := u.Prefix[i].validate(rule, false); err != nil {
+			return err
+		}
+	}
+	switch {
+	case u.Strings > StringsSome:
+		return fmt.Errorf("grammar: rule %q: unknown Unique.Strings %d", rule, u.Strings)
+	case u.Numbers > NumbersInteger:
+		return fmt.Errorf("grammar: rule %q: unknown Unique.Numbers %d", rule, u.Numbers)
+	case u.AnyValue && (u.Strings != StringsAny || u.Numbers != NumbersAny || !hasLiterals(u.Values)):
+		return fmt.Errorf("grammar: rule %q: Unique.AnyValue needs StringsAny, NumbersAny and true, false and null in Values", rule)
+	}
+	for _, v := range u.Values {
+		if !isScalarJSON(v) {
+			return fmt.Errorf("grammar: rule %q: Unique.Values holds %q, which is not a JSON string, number, true, false or null", rule, v)
+		}
+	}
+	return nil
 }
 
 // hasLiterals reports whether values lists true, false and null.

@@ -61,6 +61,7 @@ type uniqueSpec struct {
 	strings  grammar.StringItems
 	numbers  grammar.NumberItems
 	values   []uniqueValue
+	prefix   []uniqueSpec // the first items' own specs (prefixItems)
 }
 
 // uniqueValue is a listed value: its spelling and its canonical form.
@@ -82,15 +83,17 @@ func newUniqueIndex(c *Compiled) *uniqueIndex {
 		}
 		x.ofRule[r] = int16(len(x.specs))
 		x.specs = append(x.specs, makeSpec(u))
-		if all.Strings != grammar.StringsAny && u.Strings != grammar.StringsNone {
-			all.Strings = u.Strings
+		for _, e := range append([]grammar.UniqueItems{*u}, u.Prefix...) {
+			if all.Strings != grammar.StringsAny && e.Strings != grammar.StringsNone {
+				all.Strings = e.Strings
+			}
+			all.Numbers = max(all.Numbers, e.Numbers)
+			if e.Numbers == grammar.NumbersAny {
+				all.Numbers = grammar.NumbersAny
+			}
+			all.Values = append(all.Values, e.Values...)
+			all.AnyValue = all.AnyValue || e.AnyValue
 		}
-		all.Numbers = max(all.Numbers, u.Numbers)
-		if u.Numbers == grammar.NumbersAny {
-			all.Numbers = grammar.NumbersAny
-		}
-		all.Values = append(all.Values, u.Values...)
-		all.AnyValue = all.AnyValue || u.AnyValue
 	}
 	x.union = 0
 	if len(x.specs) > 1 {
@@ -120,6 +123,9 @@ func newUniqueIndex(c *Compiled) *uniqueIndex {
 // makeSpec reads the canonical form of each listed value once.
 func makeSpec(u *grammar.UniqueItems) uniqueSpec {
 	s := uniqueSpec{anyValue: u.AnyValue, strings: u.Strings, numbers: u.Numbers}
+	for i := range u.Prefix {
+		s.prefix = append(s.prefix, makeSpec(&u.Prefix[i]))
+	}
 	var r uniqueRun
 	for _, v := range u.Values {
 		r.reset()
@@ -222,6 +228,16 @@ func (r *uniqueRun) copyFrom(o *uniqueRun) {
 	r.raws = append(r.raws[:0], o.raws...)
 	r.items = append(r.items[:0], o.items...)
 	r.tab = append(r.tab[:0], o.tab...)
+}
+
+// spec returns the spec of the item being read, or of the next one: the
+// array's own, or its prefixItems entry for the item's position.
+func (r *uniqueRun) spec(x *uniqueIndex) *uniqueSpec {
+	s := &x.specs[r.st.spec]
+	if k := len(r.items) - int(r.st.lo); k < len(s.prefix) {
+		return &s.prefix[k]
+	}
+	return s
 }
 
 // open starts reading an array of spec.
@@ -353,7 +369,7 @@ func (r *uniqueRun) feed(x *uniqueIndex, b []byte) (n int, ok bool) {
 			r.begin('l')
 			r.raws = append(r.raws, c)
 			r.write(c)
-		case (c == '[' || c == '{') && st.spec >= 0 && x != nil && x.specs[st.spec].anyValue:
+		case (c == '[' || c == '{') && x != nil && r.spec(x).anyValue:
 			st.mode, st.depth, st.pstr = modeValue, 1, 0
 			r.begin('c')
 			r.raws = append(r.raws, c)
@@ -604,7 +620,7 @@ func (r *uniqueRun) alive(x *uniqueIndex) (ok, need bool) {
 	if st.spec < 0 {
 		return true, false
 	}
-	s := &x.specs[st.spec]
+	s := r.spec(x)
 	raw := r.raws[st.raw:]
 	switch st.mode {
 	case modeStart:
@@ -802,13 +818,16 @@ func (m *Matcher) filterUnique(out []uint32) {
 	x := m.c.uniq
 	st := &m.uniq.st
 	if st.spec >= 0 {
-		s := &x.specs[st.spec]
+		s := m.uniq.spec(x)
+		// Between items, a token may finish items of several positions:
+		// the shortcut holds where every position has one spec.
+		uniform := len(x.specs[st.spec].prefix) == 0
 		inString := st.mode == modeString
 		switch {
 		case st.mode == modeValue:
 			m.filterList(out, x.closers)
 		case inString && s.strings == grammar.StringsAny,
-			!inString && s.strings == grammar.StringsAny && s.numbers == grammar.NumbersNone && len(s.values) == 0:
+			!inString && uniform && s.strings == grammar.StringsAny && s.numbers == grammar.NumbersNone && len(s.values) == 0:
 			m.filterList(out, x.quotes)
 		case inString && s.strings == grammar.StringsSome && st.esc == 0 && st.high == 0:
 			m.filterList(out, x.quotes)

@@ -42,6 +42,8 @@ func TestUniqueItemsDocuments(t *testing.T) {
 	ab := `{"type":"array","items":{"type":"string","pattern":"^[ab]{1,2}$"},"uniqueItems":true}`
 	day := `{"type":"array","items":{"type":"string","format":"date"},"uniqueItems":true}`
 	anyv := `{"type":"array","uniqueItems":true}`
+	bools := `{"type":"array","prefixItems":[{"type":"boolean"},{"type":"boolean"}],"uniqueItems":true}`
+	pairs := `{"type":"array","prefixItems":[{"enum":["a","b"]},{"type":"string"}],"items":{"type":"integer"},"uniqueItems":true}`
 	cases := []struct {
 		schema, doc string
 		ok          bool // the whole document is accepted
@@ -92,6 +94,14 @@ func TestUniqueItemsDocuments(t *testing.T) {
 		{anyv, `[["a"], "a", ["a"]]`, false},
 		{anyv, `[[0], [-0.0]]`, false},
 		{anyv, `[{"a": [{"b": 1}, {"c": 2}]}, {"a": [{"c": 2}, {"b": 1}]}]`, true},
+		{bools, `[true, false]`, true},
+		{bools, `[true, true]`, false},
+		{bools, `[false, true, 1, {"a": 1}, [1]]`, true},
+		{bools, `[false, true, 1, 1.0]`, false},
+		{bools, `[false, true, [1], [1.0]]`, false},
+		{pairs, `["a", "b", 1, 2]`, true},
+		{pairs, `["a", "a"]`, false},
+		{pairs, `["a", "c", 1, 1]`, false},
 	}
 	for _, tc := range cases {
 		c := uniqueCompiled(t, tc.schema)
@@ -122,6 +132,8 @@ var uniqueWalkSchemas = []string{
 	`{"type":"array","items":{"type":"string","pattern":"^[0-9a-f]{8}-[0-9a-f]{4}$"},"uniqueItems":true,"maxItems":4}`,
 	`{"type":"array","items":{"type":"string","format":"date"},"uniqueItems":true,"maxItems":4}`,
 	`{"type":"array","uniqueItems":true,"maxItems":5}`,
+	`{"type":"array","prefixItems":[{"type":"boolean"},{"enum":[true,"x"]},{"type":"integer"}],"items":{"enum":["x",1,true]},"uniqueItems":true,"maxItems":6}`,
+	`{"type":"array","prefixItems":[{"enum":["a","b"]},{"type":"string","pattern":"^[ab]$"}],"items":false,"uniqueItems":true,"minItems":1}`,
 	`{"type":"object","properties":{"v":{"type":"array","items":true,"uniqueItems":true,"maxItems":4}},"required":["v"]}`,
 }
 

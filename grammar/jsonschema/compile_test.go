@@ -254,7 +254,7 @@ func TestJSONSchemaErrors(t *testing.T) {
 		{`{"items":{"type":"object"},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
 		{`{"items":{"enum":["a",[1]]},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
 		{`{"items":{"type":"integer","maximum":3},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
-		{`{"prefixItems":[{"type":"string"}],"items":{"type":"string"},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
+		{`{"prefixItems":[{"type":"string"},{"type":"boolean"}],"uniqueItems":true,"minItems":2}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
 		{`{"items":{"type":"string"},"contains":{"const":"a"},"uniqueItems":true}`, "/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
 		{`{"properties":{"a":{"type":"string","pattern":"(?<=x)"}}}`, "/properties/a/pattern", "pattern", grammar.ErrUnsupported},
 		{`{"type":"object","not":{"additionalProperties":false,"properties":{"a":{}}}}`, "/not/additionalProperties", "additionalProperties", grammar.ErrUnsupported},

@@ -19,18 +19,59 @@ func (c *compiler) uniqueItems(s *schema) (u *grammar.UniqueItems, distinct int,
 	refuse := func(why string) (*grammar.UniqueItems, int, error) {
 		return nil, -1, c.unsupported(is.ptr, is.kw, "distinct items cannot be enforced: %s (they can for items that may be any value, or are strings, any number or integer, or listed scalars)", why)
 	}
-	switch {
-	case len(s.prefix) > 0:
-		return refuse("items are given position by position (prefixItems)")
-	case len(s.contains) > 0:
+	if len(s.contains) > 0 {
 		return refuse("the array has contains")
-	case s.items == nil || s.items.isTrue():
-		// Any value: an unfinished item can always become a new one.
-		return &grammar.UniqueItems{AnyValue: true, Strings: grammar.StringsAny, Numbers: grammar.NumbersAny, Values: []string{"true", "false", "null"}}, -1, nil
 	}
-	branches, err := c.conjDNF(s.items, is.ptr)
-	if err != nil {
+	u, distinct, why, err := c.itemSpec(s.items, is.ptr)
+	if err != nil || why != "" {
+		if err == nil {
+			return refuse(why)
+		}
 		return nil, 0, err
+	}
+	if len(s.prefix) == 0 {
+		return u, distinct, nil
+	}
+	// Items given position by position: a spec for each. Only the next
+	// item's values are checked as items come, so a position that must be
+	// written (below minItems) after the first may not be one of listed
+	// values only: earlier items could take all of them.
+	u.Prefix = make([]grammar.UniqueItems, len(s.prefix))
+	for i, p := range s.prefix {
+		pu, _, why, err := c.itemSpec(p, is.ptr)
+		switch {
+		case err != nil:
+			return nil, 0, err
+		case why != "":
+			return refuse(why)
+		case i > 0 && i < s.minItems && !endless(pu):
+			return refuse("an item that must be written after the first may take finitely many values (prefixItems with minItems)")
+		}
+		u.Prefix[i] = *pu
+	}
+	if s.minItems > len(s.prefix) && !endless(u) {
+		return refuse("items that must be written after prefixItems may take finitely many values")
+	}
+	return u, -1, nil
+}
+
+// endless reports whether items under u surely take infinitely many
+// values (a constrained string may not).
+func endless(u *grammar.UniqueItems) bool {
+	return u.AnyValue || u.Strings == grammar.StringsAny || u.Numbers != grammar.NumbersNone
+}
+
+// itemSpec describes the values an item under items may take (nil or true:
+// any value), or says why the check cannot be enforced for them (why).
+// distinct is the number of values, -1 for unbounded.
+func (c *compiler) itemSpec(items conj, ptr string) (u *grammar.UniqueItems, distinct int, why string, err error) {
+	if items == nil || items.isTrue() {
+		// Any value: an unfinished item can always become a new one.
+		return &grammar.UniqueItems{AnyValue: true, Strings: grammar.StringsAny, Numbers: grammar.NumbersAny, Values: []string{"true", "false", "null"}}, -1, "", nil
+	}
+	branches, err := c.conjDNF(items, ptr)
+	if err != nil {
+		return nil, 0, "", err
 	}
 	u = &grammar.UniqueItems{}
 	spelled := map[string]bool{}
@@ -49,20 +90,20 @@ func (c *compiler) uniqueItems(s *schema) (u *grammar.UniqueItems, distinct int,
 			for _, v := range b.enum {
 				ok, err := c.validate(b, v)
 				if err != nil {
-					return nil, 0, err
+					return nil, 0, "", err
 				}
 				if !ok {
 					continue
 				}
 				if v.kind == kindObject || v.kind == kindArray {
-					return refuse("an enum or const value is an object or an array")
+					return nil, 0, "an enum or const value is an object or an array", nil
 				}
 				add(v)
 			}
 			continue
 		}
 		if b.types&(jtObject|jtArray) != 0 {
-			return refuse("an item may be a constrained object or array")
+			return nil, 0, "an item may be a constrained object or array", nil
 		}
 		switch {
 		case b.types&jtString == 0:
@@ -73,7 +114,7 @@ func (c *compiler) uniqueItems(s *schema) (u *grammar.UniqueItems, distinct int,
 		}
 		if b.types&jtNumber != 0 {
 			if b.lo != nil || b.hi != nil || len(b.mults)+len(b.notMults) > 0 || b.types&jtInt == 0 || excludesKind(b, kindNumber) {
-				return refuse("item numbers have bounds, a multipleOf or excluded values")
+				return nil, 0, "item numbers have bounds, a multipleOf or excluded values", nil
 			}
 			if b.types&jtFrac != 0 {
 				u.Numbers = grammar.NumbersAny
@@ -93,9 +134,9 @@ func (c *compiler) uniqueItems(s *schema) (u *grammar.UniqueItems, distinct int,
 		}
 	}
 	if u.Strings != grammar.StringsNone || u.Numbers != grammar.NumbersNone {
-		return u, -1, nil
+		return u, -1, "", nil
 	}
-	return u, len(values), nil
+	return u, len(values), "", nil
 }
 
 // literalForms returns the spellings of scalar v that literal writes.
