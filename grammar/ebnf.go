@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reinlm/rein/internal/ecma"
 )
 
 // ParseEBNF parses a grammar in XGrammar's EBNF dialect (xgr.Grammar.from_ebnf)
@@ -41,15 +44,14 @@ import (
 // non-negative integers, true, false, rule names and tuples (a, b, ...):
 //
 //	Regex("[0-9]+")             a regular expression matched in full; the
-//	                            pattern is ECMAScript's, as XGrammar reads it:
-//	                            '.' excludes line terminators, \s and \S are
-//	                            ECMAScript's Unicode spaces and \uXXXX and
-//	                            \u{X} escapes are read; the rest goes through
-//	                            RegexExpr (Go RE2 syntax), so ECMAScript-only
-//	                            syntax (lookaround, backreferences, [],
-//	                            \cX, \0) is an error with its place;
-//	                            json_string=true is an error wrapping
-//	                            ErrUnsupported
+//	                            pattern is ECMAScript's, as XGrammar reads it,
+//	                            translated to Go's syntax as JSON Schema's
+//	                            patterns are ('.' excludes line terminators,
+//	                            \s and \S are ECMAScript's Unicode spaces,
+//	                            \uXXXX, \u{X}, \cX and \0 escapes, [] and
+//	                            [^]) and read by RegexExpr; lookaround and
+//	                            backreferences, and json_string=true, are
+//	                            errors wrapping ErrUnsupported
 //	Token(1, 5, 9)              one token whose id is listed (TokenSet)
 //	ExcludeToken(1, 5)          one token whose id is not listed
 //	TagDispatch(("<a>", r1), ("<b>", r2), loop_after_dispatch=true,
@@ -922,8 +924,10 @@ func (p *gbnfParser) ebnfRegex(start int, args ebnfArgs) (*Expr, error) {
 		return nil, p.errorAt(args.keyAt["json_string"], ErrUnsupported, "Regex with json_string=true is not supported")
 	}
 	pat := args.pos[0]
-	src, err := ecmaRegexToRE2(pat.str)
-	if err != nil {
+	src, err := ecma.Translate(pat.str)
+	if errors.Is(err, ecma.ErrUnsupported) {
+		return nil, p.errorAt(pat.off, ErrUnsupported, "Regex: %v", err)
+	} else if err != nil {
 		return nil, p.errorAt(pat.off, err, "Regex: %v", err)
 	}
 	e, err := RegexExpr(src, p.lim)
@@ -931,103 +935,4 @@ func (p *gbnfParser) ebnfRegex(start int, args ebnfArgs) (*Expr, error) {
 		return nil, p.errorAt(pat.off, err, "Regex: %v", err)
 	}
 	return e, nil
-}
-
-// ecmaSpaces is ECMAScript's \s, as the inside of a class in Go's syntax.
-const ecmaSpaces = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
-
-// ecmaRegexToRE2 rewrites the ECMAScript constructs that Go's syntax reads
-// differently or not at all, and that XGrammar's Regex reads: '.' (which
-// excludes line terminators), \s and \S (Unicode spaces), \uXXXX and \u{X}
-// escapes, [^] (any code point), and '[' inside a class (a POSIX class
-// opener in Go). Everything else is passed on for RegexExpr to read or
-// refuse.
-func ecmaRegexToRE2(src string) (string, error) {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case c == '\\' && i+1 < len(src):
-			switch e := src[i+1]; e {
-			case 's':
-				if inClass {
-					b.WriteString(ecmaSpaces)
-				} else {
-					b.WriteString("[" + ecmaSpaces + "]")
-				}
-				i += 2
-			case 'S':
-				if inClass {
-					return "", fmt.Errorf(`\S inside a class is not supported`)
-				}
-				b.WriteString("[^" + ecmaSpaces + "]")
-				i += 2
-			case 'u':
-				r, n := ecmaUnicode(src[i+2:])
-				if n == 0 {
-					return "", fmt.Errorf(`\u needs four hex digits or {hex digits}`)
-				}
-				fmt.Fprintf(&b, `\x{%X}`, r)
-				i += 2 + n
-			default:
-				_, n := utf8.DecodeRuneInString(src[i+1:])
-				b.WriteString(src[i : i+1+n])
-				i += 1 + n
-			}
-			continue
-		case inClass && c == ']':
-			inClass = false
-		case inClass && c == '[':
-			b.WriteString(`\[`)
-			i++
-			continue
-		case !inClass && strings.HasPrefix(src[i:], "[^]"):
-			b.WriteString(`[\x{0}-\x{10FFFF}]`)
-			i += 3
-			continue
-		case !inClass && strings.HasPrefix(src[i:], "[]"):
-			return "", fmt.Errorf("the empty class [] is not supported")
-		case !inClass && c == '[':
-			inClass = true
-			b.WriteByte(c)
-			i++
-			if i < len(src) && src[i] == '^' {
-				b.WriteByte('^')
-				i++
-			}
-			continue
-		case !inClass && c == '.':
-			b.WriteString(`[^\n\r\x{2028}\x{2029}]`)
-			i++
-			continue
-		}
-		b.WriteByte(c)
-		i++
-	}
-	return b.String(), nil
-}
-
-// ecmaUnicode reads the XXXX of \uXXXX or the {X...} of \u{X...} and
-// returns the code point and the bytes read, or 0 bytes if there is none.
-func ecmaUnicode(s string) (rune, int) {
-	if strings.HasPrefix(s, "{") {
-		end := strings.IndexByte(s, '}')
-		if end < 2 || end > 7 {
-			return 0, 0
-		}
-		v, err := strconv.ParseUint(s[1:end], 16, 32)
-		if err != nil || v > maxRune {
-			return 0, 0
-		}
-		return rune(v), end + 1
-	}
-	if len(s) < 4 {
-		return 0, 0
-	}
-	v, err := strconv.ParseUint(s[:4], 16, 32)
-	if err != nil {
-		return 0, 0
-	}
-	return rune(v), 4
 }

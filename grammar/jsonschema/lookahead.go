@@ -1,12 +1,12 @@
 package jsonschema
 
 import (
-	"errors"
 	"fmt"
 	"regexp/syntax"
 	"strings"
 
 	"github.com/reinlm/rein/fsm"
+	"github.com/reinlm/rein/internal/ecma"
 )
 
 // This file compiles ECMA-262 patterns with lookahead assertions, (?=...)
@@ -28,10 +28,6 @@ import (
 // A lookahead inside a repeated group ((?:(?!ab).)*) is refused: its
 // continuation changes with each repetition. So are ^ after the start of
 // an alternative, lookbehind and back-references.
-
-// errLookahead is translateECMA's error for a pattern with a lookahead,
-// which lookaheadRegex compiles instead.
-var errLookahead = errors.New("lookahead")
 
 // maxLookaheadTree bounds the size of the regex a lookahead pattern is
 // written back as.
@@ -110,7 +106,7 @@ func (c *compiler) laSeq(seq []*laNode, k, all *fsm.RuneDFA) (*fsm.RuneDFA, erro
 	for i := len(seq) - 1; i >= 0; i-- {
 		switch x := seq[i]; x.kind {
 		case laText:
-			src, terr := translateECMA(x.text)
+			src, terr := ecma.Translate(x.text)
 			if terr != nil {
 				return nil, terr
 			}

@@ -1,0 +1,66 @@
+package ecma_test
+
+import (
+	"errors"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein/internal/ecma"
+)
+
+// TestTranslate checks ECMA-262 meanings in Go's syntax, by matching.
+func TestTranslate(t *testing.T) {
+	tests := []struct {
+		pattern        string
+		match, nomatch []string
+	}{
+		{`^a.c$`, []string{"abc", "a\u00e9c"}, []string{"a\nc", "a\u2028c"}},
+		{`^\s$`, []string{" ", "\u00a0", "\ufeff"}, []string{"x"}},
+		{`^\u0041\u{1F600}$`, []string{"A😀"}, []string{"A"}},
+		{`^\uD83D\uDE00$`, []string{"😀"}, nil},
+		{`^[^]$`, []string{"x", "\n"}, []string{""}},
+		{`^a[]$`, nil, []string{"a", "a]"}},
+		{`^\cJ\0$`, []string{"\n\x00"}, nil},
+		{`^(?<y>\d{4})$`, []string{"2024"}, []string{"24"}},
+		{`^[[]$`, []string{"["}, nil},
+	}
+	for _, tt := range tests {
+		src, err := ecma.Translate(tt.pattern)
+		require.NoError(t, err, tt.pattern)
+		re := regexp.MustCompile(src)
+		for _, s := range tt.match {
+			assert.True(t, re.MatchString(s), "%s (%s) matches %q", tt.pattern, src, s)
+		}
+		for _, s := range tt.nomatch {
+			assert.False(t, re.MatchString(s), "%s (%s) does not match %q", tt.pattern, src, s)
+		}
+	}
+}
+
+// TestTranslateErrors: what Go's syntax cannot say wraps ErrUnsupported
+// (lookahead ErrLookahead too); a malformed pattern does not.
+func TestTranslateErrors(t *testing.T) {
+	for _, tt := range []struct {
+		pattern                string
+		unsupported, lookahead bool
+	}{
+		{`a(?=b)`, true, true},
+		{`a(?!b)`, true, true},
+		{`(?<=a)b`, true, false},
+		{`(a)\1`, true, false},
+		{`\k<x>`, true, false},
+		{`\01`, true, false},
+		{`[\S]`, true, false},
+		{`a\`, false, false},
+		{`[a`, false, false},
+		{`\uD800`, false, false},
+	} {
+		_, err := ecma.Translate(tt.pattern)
+		require.Error(t, err, tt.pattern)
+		assert.Equal(t, tt.unsupported, errors.Is(err, ecma.ErrUnsupported), "%s: %v", tt.pattern, err)
+		assert.Equal(t, tt.lookahead, errors.Is(err, ecma.ErrLookahead), "%s: %v", tt.pattern, err)
+	}
+}
