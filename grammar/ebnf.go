@@ -263,7 +263,7 @@ func (p *gbnfParser) ebnfRule() error {
 	}
 	p.off += len("::=")
 	p.skipSpace(true)
-	body, err := p.ebnfAlternates()
+	body, err := p.parseAlternates(true)
 	if err != nil {
 		return err
 	}
@@ -291,7 +291,7 @@ func (p *gbnfParser) ebnfLookahead() error {
 	open := p.off
 	p.off += len("(=")
 	p.skipSpace(true)
-	if _, err := p.ebnfAlternates(); err != nil {
+	if _, err := p.parseAlternates(true); err != nil {
 		return err
 	}
 	if p.peek() != ')' {
@@ -369,123 +369,34 @@ func (p *gbnfParser) ebnfRuleOptions() error {
 	}
 }
 
-func (p *gbnfParser) ebnfAlternates() (*Expr, error) {
-	seq, err := p.ebnfSequence()
-	if err != nil {
-		return nil, err
-	}
-	alts := []*Expr{seq}
-	for p.peek() == '|' {
-		p.off++
-		p.skipSpace(true)
-		seq, err := p.ebnfSequence()
-		if err != nil {
-			return nil, err
+// ebnfItem parses an EBNF item other than a literal or a class, starting
+// with c at start; more is false where the sequence ends (a lookahead
+// assertion or the next rule).
+func (p *gbnfParser) ebnfItem(start int, c byte) (item *Expr, more bool, err error) {
+	switch {
+	case strings.HasPrefix(p.src[p.off:], "(="):
+		if p.depth > 0 {
+			return nil, false, p.errorAt(start, nil, "a lookahead assertion (= ...) stands only after a rule's body")
 		}
-		alts = append(alts, seq)
-	}
-	return p.built(Or(alts...), alts), nil
-}
-
-// ebnfSequence parses one or more elements, each with a repetition if any,
-// up to '|', ')', a lookahead, the next rule or the end.
-func (p *gbnfParser) ebnfSequence() (*Expr, error) {
-	var items []*Expr
-	repeated := false // the last item ends with a repetition operator
-loop:
-	for !p.eof() {
-		if p.steps++; p.steps%1024 == 0 {
-			if err := p.ctx.Err(); err != nil {
-				p.stopped = err
-				return nil, err
-			}
+		return nil, false, nil
+	case c == '(':
+		item, err = p.parseGroup()
+	case c == '-' && p.off+1 < len(p.src) && isDigit(p.src[p.off+1]):
+		return nil, false, p.errorAt(start, nil, "unexpected number %s", p.describe())
+	case ebnfIsNameChar(c) && !isDigit(c):
+		if p.ebnfRuleStart(start) {
+			return nil, false, nil
 		}
-		start := p.off
-		var item *Expr
-		var err error
-		switch c := p.src[p.off]; {
-		case c == '"':
-			item, err = p.parseLiteral()
-		case c == '[':
-			item, err = p.parseClass()
-		case strings.HasPrefix(p.src[p.off:], "(="):
-			if p.depth > 0 {
-				return nil, p.errorAt(start, nil, "a lookahead assertion (= ...) stands only after a rule's body")
-			}
-			break loop
-		case c == '(':
-			item, err = p.ebnfGroup()
-		case c == '-' && p.off+1 < len(p.src) && isDigit(p.src[p.off+1]):
-			return nil, p.errorAt(start, nil, "unexpected number %s", p.describe())
-		case ebnfIsNameChar(c) && !isDigit(c):
-			if p.ebnfRuleStart(start) {
-				break loop
-			}
-			name := p.parseName()
-			if slices.Contains(ebnfBuiltins, name) {
-				item, err = p.ebnfBuiltin(name, start)
-				break
-			}
-			r := p.ruleIndex(name)
-			p.pending = append(p.pending, gbnfRef{r, start})
-			item = Call(r)
-		case c == '*' || c == '+' || c == '?' || c == '{':
-			if len(items) == 0 {
-				return nil, p.errorAt(start, nil, "repetition operator %q has nothing to repeat", c)
-			}
-			if repeated {
-				return nil, p.errorAt(start, nil, "repetition operator %q right after another: group what it repeats, as in (x+)*", c)
-			}
-			repeated = true
-			item, err = p.parseRepetition(items[len(items)-1], true)
-			if err != nil {
-				return nil, err
-			}
-			items[len(items)-1] = item
-			p.skipSpace(true)
-			continue
-		default:
-			break loop
+		name := p.parseName()
+		if slices.Contains(ebnfBuiltins, name) {
+			item, err = p.ebnfBuiltin(name, start)
+		} else {
+			item = p.reference(name, start)
 		}
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, item)
-		repeated = false
-		p.skipSpace(true)
+	default:
+		return nil, false, nil
 	}
-	if len(items) == 0 {
-		return nil, p.errorAt(p.off, nil, `expected a string, a class, a group or a rule name, found %s (write "" for the empty string)`, p.describe())
-	}
-	return p.built(Cat(items...), items), nil
-}
-
-// ebnfGroup parses "( alternatives )"; "( )" is the empty string.
-func (p *gbnfParser) ebnfGroup() (*Expr, error) {
-	open := p.off
-	p.off++
-	p.depth++
-	defer func() { p.depth-- }()
-	if p.depth > p.lim.GBNFDepth {
-		return nil, p.errorAt(open, ErrLimit, "groups nested deeper than Limits.GBNFDepth (%d)", p.lim.GBNFDepth)
-	}
-	p.skipSpace(true)
-	if p.peek() == ')' {
-		p.off++
-		return Eps(), nil
-	}
-	e, err := p.ebnfAlternates()
-	if err != nil {
-		return nil, err
-	}
-	if p.peek() != ')' {
-		if p.eof() {
-			return nil, p.errorAt(open, nil, "unclosed '('")
-		}
-		return nil, p.errorAt(p.off, nil, "expected ')' to close '(' at %s, found %s", p.posOf(open), p.describe())
-	}
-	p.off++
-	return e, nil
+	return item, true, err
 }
 
 // ebnfEscape reads the escape \e whose backslash is at start (the offset

@@ -451,7 +451,7 @@ func (p *gbnfParser) parseAlternates(nested bool) (*Expr, error) {
 		bar := p.off
 		p.off++
 		p.skipSpace(true)
-		if p.eof() || p.peek() == ')' {
+		if !p.ebnf && (p.eof() || p.peek() == ')') {
 			// A '|' with nothing after it, at the end of a rule or group:
 			// llama.cpp reads the empty string, but an empty alternative
 			// that means it comes first, by llama.cpp's own idiom
@@ -467,6 +467,10 @@ func (p *gbnfParser) parseAlternates(nested bool) (*Expr, error) {
 	return p.built(Or(alts...), alts), nil
 }
 
+// parseSequence parses one or more items, each with a repetition if any:
+// up to '|', ')' or the end of the rule's line in GBNF, and in EBNF up to
+// '|', ')', a lookahead assertion, the next rule or the end (items are
+// read by gbnfItem and ebnfItem).
 func (p *gbnfParser) parseSequence(nested bool) (*Expr, error) {
 	var items []*Expr
 	repeated := false // the last item ends with a repetition operator
@@ -480,27 +484,12 @@ func (p *gbnfParser) parseSequence(nested bool) (*Expr, error) {
 		start := p.off
 		var item *Expr
 		var err error
-		switch c := p.src[p.off]; {
+		c := p.src[p.off]
+		switch {
 		case c == '"':
 			item, err = p.parseLiteral()
 		case c == '[':
 			item, err = p.parseClass()
-		case c == '.':
-			p.off++
-			item = Chars(true)
-		case c == '(':
-			item, err = p.parseGroup()
-		case c == '<' || c == '!':
-			item, err = p.parseToken()
-		case c == '%':
-			item, err = p.parseDirective(nested)
-		case c == '/':
-			item, err = p.parseRegex()
-		case gbnfIsWordChar(c):
-			name := p.parseName()
-			r := p.ruleIndex(name)
-			p.pending = append(p.pending, gbnfRef{r, start})
-			item = Call(r)
 		case c == '*' || c == '+' || c == '?' || c == '{':
 			if len(items) == 0 {
 				return nil, p.errorAt(start, nil, "repetition operator %q has nothing to repeat", c)
@@ -518,7 +507,15 @@ func (p *gbnfParser) parseSequence(nested bool) (*Expr, error) {
 			p.skipSpace(nested)
 			continue
 		default:
-			return p.built(Cat(items...), items), nil
+			var more bool
+			if p.ebnf {
+				item, more, err = p.ebnfItem(start, c)
+			} else {
+				item, more, err = p.gbnfItem(start, c, nested)
+			}
+			if err == nil && !more {
+				return p.endSequence(items)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -527,7 +524,45 @@ func (p *gbnfParser) parseSequence(nested bool) (*Expr, error) {
 		repeated = false
 		p.skipSpace(nested)
 	}
+	return p.endSequence(items)
+}
+
+// endSequence builds a parsed sequence; in EBNF an empty one is an error.
+func (p *gbnfParser) endSequence(items []*Expr) (*Expr, error) {
+	if p.ebnf && len(items) == 0 {
+		return nil, p.errorAt(p.off, nil, `expected a string, a class, a group or a rule name, found %s (write "" for the empty string)`, p.describe())
+	}
 	return p.built(Cat(items...), items), nil
+}
+
+// gbnfItem parses a GBNF item other than a literal or a class, starting
+// with c at start; more is false where the sequence ends.
+func (p *gbnfParser) gbnfItem(start int, c byte, nested bool) (item *Expr, more bool, err error) {
+	switch {
+	case c == '.':
+		p.off++
+		return Chars(true), true, nil
+	case c == '(':
+		item, err = p.parseGroup()
+	case c == '<' || c == '!':
+		item, err = p.parseToken()
+	case c == '%':
+		item, err = p.parseDirective(nested)
+	case c == '/':
+		item, err = p.parseRegex()
+	case gbnfIsWordChar(c):
+		item = p.reference(p.parseName(), start)
+	default:
+		return nil, false, nil
+	}
+	return item, true, err
+}
+
+// reference is a call of the rule named name, used at start.
+func (p *gbnfParser) reference(name string, start int) *Expr {
+	r := p.ruleIndex(name)
+	p.pending = append(p.pending, gbnfRef{r, start})
+	return Call(r)
 }
 
 // built records the limits information of a sequence or alternation made of parts.
@@ -562,6 +597,10 @@ func (p *gbnfParser) parseGroup() (*Expr, error) {
 		return nil, p.errorAt(open, ErrLimit, "groups nested deeper than Limits.GBNFDepth (%d)", p.lim.GBNFDepth)
 	}
 	p.skipSpace(true)
+	if p.ebnf && p.peek() == ')' {
+		p.off++ // XGrammar's ( ): the empty string
+		return Eps(), nil
+	}
 	e, err := p.parseAlternates(true)
 	if err != nil {
 		return nil, err
