@@ -113,31 +113,8 @@ type EBNFOptions struct {
 // ParseEBNFContext is ParseEBNF under ctx: once ctx is done the parse stops
 // within a few thousand items and returns an *Error wrapping ctx.Err().
 func ParseEBNFContext(ctx context.Context, src string, opts EBNFOptions) (*Grammar, error) {
-	root := opts.Root
-	if root == "" {
-		root = "root"
-	}
-	lim := opts.Limits.WithDefaults()
-	if len(src) > lim.GBNFBytes {
-		return nil, &Error{Source: "ebnf", Msg: fmt.Sprintf("source is %d bytes, more than Limits.GBNFBytes (%d)", len(src), lim.GBNFBytes), Err: ErrLimit}
-	}
-	p := &gbnfParser{ebnf: true, ctx: ctx, lim: lim, src: src, index: map[string]int{}, info: map[*Expr]gbnfInfo{}}
-	p.ebnfParse()
-	if p.stopped != nil {
-		return nil, &Error{Source: "ebnf", Msg: "parse stopped: " + p.stopped.Error(), Err: p.stopped}
-	}
-	if len(p.errs) > 0 {
-		return nil, p.sortedErrs()
-	}
-	r, ok := p.index[root]
-	if !ok {
-		return nil, &Error{Source: "ebnf", Msg: fmt.Sprintf("missing root rule %q", root)}
-	}
-	g := &Grammar{Rules: p.rules, Root: r}
-	if err := g.Validate(); err != nil {
-		return nil, &Error{Source: "ebnf", Msg: err.Error(), Err: err}
-	}
-	return g, nil
+	p := &gbnfParser{ebnf: true, ctx: ctx, lim: opts.Limits.WithDefaults(), src: src, index: map[string]int{}, info: map[*Expr]gbnfInfo{}}
+	return p.run(opts.Root)
 }
 
 // ebnfIsNameChar reports whether c may stand in an EBNF rule name (not

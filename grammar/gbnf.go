@@ -154,18 +154,26 @@ func ParseGBNFOptions(src string, opts GBNFOptions) (*Grammar, error) {
 // the parse stops within a few thousand items (or after the %json schema
 // being compiled) and returns an *Error wrapping ctx.Err().
 func ParseGBNFOptionsContext(ctx context.Context, src string, opts GBNFOptions) (*Grammar, error) {
-	root := opts.Root
+	p := &gbnfParser{ctx: ctx, lim: opts.Limits.WithDefaults(), jsonSchema: opts.JSONSchema, src: src, index: map[string]int{}, info: map[*Expr]gbnfInfo{}}
+	return p.run(opts.Root)
+}
+
+// run parses the source in p's dialect and returns the grammar whose start
+// is the rule named root ("" means "root").
+func (p *gbnfParser) run(root string) (*Grammar, error) {
 	if root == "" {
 		root = "root"
 	}
-	lim := opts.Limits.WithDefaults()
-	if len(src) > lim.GBNFBytes {
-		return nil, &Error{Source: "gbnf", Msg: fmt.Sprintf("source is %d bytes, more than Limits.GBNFBytes (%d)", len(src), lim.GBNFBytes), Err: ErrLimit}
+	if len(p.src) > p.lim.GBNFBytes {
+		return nil, &Error{Source: p.source(), Msg: fmt.Sprintf("source is %d bytes, more than Limits.GBNFBytes (%d)", len(p.src), p.lim.GBNFBytes), Err: ErrLimit}
 	}
-	p := &gbnfParser{ctx: ctx, lim: lim, jsonSchema: opts.JSONSchema, src: src, index: map[string]int{}, info: map[*Expr]gbnfInfo{}}
-	p.parse()
+	if p.ebnf {
+		p.ebnfParse()
+	} else {
+		p.parse()
+	}
 	if p.stopped != nil {
-		return nil, &Error{Source: "gbnf", Msg: "parse stopped: " + p.stopped.Error(), Err: p.stopped}
+		return nil, &Error{Source: p.source(), Msg: "parse stopped: " + p.stopped.Error(), Err: p.stopped}
 	}
 	if len(p.errs) > 0 {
 		return nil, p.sortedErrs()
@@ -173,14 +181,14 @@ func ParseGBNFOptionsContext(ctx context.Context, src string, opts GBNFOptions) 
 	g := &Grammar{Rules: p.rules}
 	r, ok := p.index[root]
 	if !ok {
-		return nil, &Error{Source: "gbnf", Msg: fmt.Sprintf("missing root rule %q", root)}
+		return nil, &Error{Source: p.source(), Msg: fmt.Sprintf("missing root rule %q", root)}
 	}
 	g.Root = r
 	if err := p.embedSchemas(g); err != nil {
 		return nil, err
 	}
 	if err := g.Validate(); err != nil {
-		return nil, &Error{Source: "gbnf", Msg: err.Error(), Err: err}
+		return nil, &Error{Source: p.source(), Msg: err.Error(), Err: err}
 	}
 	return g, nil
 }
