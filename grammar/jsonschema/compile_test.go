@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -319,6 +320,30 @@ func TestJSONSchemaLenient(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"/properties/a/required required", "/properties/a/title title"}, ptrs)
 	assertLanguage(t, g, []string{`{"a":"x"}`}, []string{`{}`, `{"a":1}`})
+}
+
+// TestJSONSchemaPatternAnchorsInside: a pattern with ^ or $ inside (not
+// only at the ends of its top-level alternatives) is enforced exactly.
+func TestJSONSchemaPatternAnchorsInside(t *testing.T) {
+	tests := []struct {
+		pattern        string
+		valid, invalid []string
+	}{
+		{`(^a|b)c`, []string{`"ac"`, `"xbc"`, `"bcz"`, `"acz"`}, []string{`"xac"`, `"a"`, `""`}},
+		{`x(y|$)`, []string{`"x"`, `"axy"`, `"xyz"`, `"ax"`}, []string{`"xa"`, `"y"`}},
+		{`(^|,)id(,|$)`, []string{`"id"`, `"a,id"`, `"id,b"`, `"a,id,b"`}, []string{`"aid"`, `"idb"`, `"a,idb"`}},
+		{`a^b`, nil, []string{`""`, `"ab"`, `"a^b"`}},
+	}
+	for _, tt := range tests {
+		schema := `{"type":"string","pattern":` + strconv.Quote(tt.pattern) + `}`
+		g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
+		if len(tt.valid) == 0 {
+			assert.ErrorIs(t, err, jsonschema.ErrNoValue, tt.pattern)
+			continue
+		}
+		require.NoError(t, err, tt.pattern)
+		assertLanguage(t, g, tt.valid, tt.invalid)
+	}
 }
 
 // TestJSONSchemaFormatAnnotation: with FormatAnnotation a format, known or

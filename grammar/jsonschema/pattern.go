@@ -40,13 +40,16 @@ func (c *compiler) pattern(loc loc, kw string) (*pattern, error) {
 			if err == nil {
 				p.match, err = regexp.Compile(src)
 			}
+			if err == nil && innerAnchors(p.re) {
+				p.re, err = resolveAnchors(p.re)
+			}
 		}
 		p.err = err
 		c.regexes[loc.val] = p
 	}
 	if p.err != nil {
 		cause := grammar.ErrUnsupported
-		if errors.Is(p.err, errAutomatonSize) {
+		if errors.Is(p.err, errAutomatonSize) || errors.Is(p.err, grammar.ErrLimit) {
 			cause = grammar.ErrLimit
 		}
 		if se, ok := p.err.(*syntax.Error); ok {
