@@ -398,6 +398,11 @@ func parseStructuredOutputs(data []byte, ptr string, opts RequestOptions) (Spec,
 	if err != nil {
 		return Spec{}, err
 	}
+	return structuredOutputs(m, ptr, opts)
+}
+
+// structuredOutputs reads vLLM's parameters, given as a map of fields.
+func structuredOutputs(m map[string]json.RawMessage, ptr string, opts RequestOptions) (Spec, error) {
 	if err := known(m, ptr, append(structuredConstraints, "disable_any_whitespace", "disable_additional_properties", "whitespace_pattern", "disable_fallback")...); err != nil {
 		return Spec{}, err
 	}
@@ -567,11 +572,7 @@ func parseGuided(r *chatRequest, opts RequestOptions) (Spec, string, bool, error
 		}
 		return Spec{}, "", false, nil
 	}
-	data, err := json.Marshal(so)
-	if err != nil {
-		return Spec{}, ptr, false, requestErr(ptr, "%v", err)
-	}
-	s, err := parseStructuredOutputs(data, "", opts)
+	s, err := structuredOutputs(so, "", opts)
 	var re *RequestError
 	if errors.As(err, &re) {
 		// Point at the top-level field: "/json" is "/guided_json".
