@@ -116,13 +116,18 @@ type chatRequest struct {
 //
 // Other fields are skipped unread. A request that sets two constraints
 // (response_format and structured_outputs, say, or a response format and
-// tools that must be called) is an error: rein enforces one grammar per
-// sequence. Errors wrap ErrRequest and name the place by JSON pointer.
+// tools the tool-call format constrains) is an error: rein enforces one
+// grammar per sequence. Errors wrap ErrRequest and name the place by JSON
+// pointer. Field names are matched as encoding/json matches them, case
+// aside.
 func ParseRequest(body []byte, opts RequestOptions) (spec Spec, ok bool, err error) {
 	if len(body) > MaxRequestBytes {
 		return Spec{}, false, requestErr("", "the request is %d bytes, more than %d", len(body), MaxRequestBytes)
 	}
 	var r chatRequest
+	if b := bytes.TrimSpace(body); len(b) == 0 || b[0] != '{' {
+		return Spec{}, false, requestErr("", "the request must be a JSON object")
+	}
 	if err := json.Unmarshal(body, &r); err != nil {
 		return Spec{}, false, &RequestError{Reason: "the request must be a JSON object: " + err.Error(), Err: err}
 	}
@@ -598,13 +603,15 @@ func parseTools(r *chatRequest, opts RequestOptions) (Spec, bool, error) {
 	if err != nil {
 		return Spec{}, false, toolErr("/tool_choice", err)
 	}
-	if opts.ToolFormat == 0 {
-		if choice.Mode == toolcall.ChoiceRequired || choice.Mode == toolcall.ChoiceFunction {
-			return Spec{}, false, unsupportedParam("/tool_choice", "forces a tool call, which needs the model's tool-call format (RequestOptions.ToolFormat)")
-		}
+	forced := choice.Mode == toolcall.ChoiceRequired || choice.Mode == toolcall.ChoiceFunction
+	switch {
+	case opts.ToolFormat == 0 && forced:
+		return Spec{}, false, unsupportedParam("/tool_choice", "forces a tool call, which needs the model's tool-call format (RequestOptions.ToolFormat)")
+	case opts.ToolFormat == 0:
 		return Spec{}, false, nil
-	}
-	if choice.Mode == toolcall.ChoiceNone || !present(r.Tools) {
+	case forced && !present(r.Tools):
+		return Spec{}, false, requestErr("/tool_choice", "forces a tool call, but the request has no tools")
+	case choice.Mode == toolcall.ChoiceNone || !present(r.Tools):
 		return Spec{}, false, nil
 	}
 	tools, err := toolcall.ParseTools(r.Tools)

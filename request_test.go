@@ -124,6 +124,8 @@ func TestParseRequestErrors(t *testing.T) {
 		unsupported bool
 	}{
 		{name: "not an object", body: `[1]`, reason: "must be a JSON object"},
+		{name: "null", body: ` null`, reason: "must be a JSON object"},
+		{name: "forced call without tools", body: `{"tool_choice":"required"}`, opts: rein.RequestOptions{ToolFormat: toolcall.Qwen3}, pointer: "/tool_choice", reason: "no tools"},
 		{name: "not json", body: `{"response_format":`, reason: "must be a JSON object"},
 		{name: "format not an object", body: `{"response_format":"json"}`, pointer: "/response_format", reason: "must be a JSON object"},
 		{name: "type missing", body: `{"response_format":{}}`, pointer: "/response_format/type", reason: "missing"},

@@ -61,7 +61,10 @@ func innerAnchors(re *syntax.Regexp) bool {
 // resolveAnchors returns ^W$, W matching the whole strings in which re
 // matches somewhere, with no anchor inside (see above).
 func resolveAnchors(re *syntax.Regexp) (*syntax.Regexp, error) {
-	r := anchorRewriter{memo: map[anchorKey]*syntax.Regexp{}, anchored: map[*syntax.Regexp]bool{}}
+	r := anchorRewriter{
+		memo: map[anchorKey]*syntax.Regexp{}, anchored: map[*syntax.Regexp]bool{},
+		empty: map[*syntax.Regexp]bool{}, nonEmpty: map[anchorKey]*syntax.Regexp{},
+	}
 	w, err := r.t(mkCat(anyStar(), re, anyStar()), true, true)
 	if err != nil {
 		return nil, err
@@ -69,14 +72,32 @@ func resolveAnchors(re *syntax.Regexp) (*syntax.Regexp, error) {
 	if treeSize(w, map[*syntax.Regexp]int{}) > maxLookaheadTree {
 		return nil, fmt.Errorf("%w: resolving the anchors inside the pattern needs a regex of more than %d nodes", grammar.ErrLimit, maxLookaheadTree)
 	}
-	return mkCat(&syntax.Regexp{Op: syntax.OpBeginText}, w, &syntax.Regexp{Op: syntax.OpEndText}), nil
+	// Written out as a tree: the rewrite shares subtrees, which some
+	// readers of syntax trees (Regexp.String among them) do not expect.
+	return unshare(mkCat(&syntax.Regexp{Op: syntax.OpBeginText}, w, &syntax.Regexp{Op: syntax.OpEndText})), nil
+}
+
+// unshare copies re as a tree, each shared subtree once per place.
+func unshare(re *syntax.Regexp) *syntax.Regexp {
+	c := *re
+	c.Sub = nil
+	for _, sub := range re.Sub {
+		c.Sub = append(c.Sub, unshare(sub))
+	}
+	c.Sub0 = [1]*syntax.Regexp{}
+	return &c
 }
 
 // anchorRewriter computes T with memos, so that each node of the pattern
-// (and each suffix of a sequence) is rewritten once per context.
+// (and each suffix of a sequence) is rewritten once per context, and each
+// node of the result is asked whether it matches the empty string, and
+// stripped of it, once: the results share subtrees, and walking them as
+// trees would take time exponential in the pattern's nesting.
 type anchorRewriter struct {
 	memo     map[anchorKey]*syntax.Regexp
-	anchored map[*syntax.Regexp]bool // hasAnchor, by node
+	anchored map[*syntax.Regexp]bool      // hasAnchor, by node
+	empty    map[*syntax.Regexp]bool      // nullable, by node
+	nonEmpty map[anchorKey]*syntax.Regexp // nonEmptyRe, by node (and suffix)
 }
 
 // anchorKey is a node (from: the suffix of a sequence from there) in a
@@ -87,13 +108,22 @@ type anchorKey struct {
 	s, e bool
 }
 
-// has is hasAnchor, remembered.
+// has is hasAnchor, remembered for every node it visits.
 func (r anchorRewriter) has(re *syntax.Regexp) bool {
-	h, ok := r.anchored[re]
-	if !ok {
-		h = hasAnchor(re)
-		r.anchored[re] = h
+	if h, ok := r.anchored[re]; ok {
+		return h
 	}
+	var h bool
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		h = true
+	default:
+		for _, sub := range re.Sub {
+			h = r.has(sub) || h
+		}
+	}
+	r.anchored[re] = h
 	return h
 }
 
@@ -192,14 +222,14 @@ func (r anchorRewriter) suffix(re *syntax.Regexp, i int, s, e bool) (*syntax.Reg
 	if err != nil {
 		return nil, err
 	}
-	alts := []*syntax.Regexp{mkCat(nonEmptyRe(aMid), nonEmptyRe(bMid))}
-	if nullable(aMid) {
-		alts = append(alts, nonEmptyRe(bAll))
+	alts := []*syntax.Regexp{mkCat(r.nonEmptyRe(aMid), r.nonEmptyRe(bMid))}
+	if r.nullable(aMid) {
+		alts = append(alts, r.nonEmptyRe(bAll))
 	}
-	if nullable(bMid) {
-		alts = append(alts, nonEmptyRe(aAll))
+	if r.nullable(bMid) {
+		alts = append(alts, r.nonEmptyRe(aAll))
 	}
-	if nullable(aAll) && nullable(bAll) {
+	if r.nullable(aAll) && r.nullable(bAll) {
 		alts = append(alts, eps(true))
 	}
 	x := mkAlt(alts...)
@@ -223,10 +253,10 @@ func (r anchorRewriter) loop(a *syntax.Regexp, plus bool, s, e bool) (*syntax.Re
 	only := ctx[boolIndex(s)][boolIndex(e)]
 	first, mid, last := ctx[boolIndex(s)][0], ctx[0][0], ctx[0][boolIndex(e)]
 	alts := []*syntax.Regexp{
-		nonEmptyRe(only),
-		mkCat(nonEmptyRe(first), &syntax.Regexp{Op: syntax.OpStar, Sub: []*syntax.Regexp{nonEmptyRe(mid)}}, nonEmptyRe(last)),
+		r.nonEmptyRe(only),
+		mkCat(r.nonEmptyRe(first), &syntax.Regexp{Op: syntax.OpStar, Sub: []*syntax.Regexp{r.nonEmptyRe(mid)}}, r.nonEmptyRe(last)),
 	}
-	if !plus || nullable(only) {
+	if !plus || r.nullable(only) {
 		alts = append(alts, eps(true))
 	}
 	return mkAlt(alts...), nil
@@ -240,75 +270,111 @@ func boolIndex(b bool) int {
 }
 
 // nullable reports whether re (no anchors) matches the empty string.
-func nullable(re *syntax.Regexp) bool {
+func (r anchorRewriter) nullable(re *syntax.Regexp) bool {
+	if n, ok := r.empty[re]; ok {
+		return n
+	}
+	n := false
 	switch re.Op {
 	case syntax.OpEmptyMatch, syntax.OpStar, syntax.OpQuest:
-		return true
+		n = true
 	case syntax.OpLiteral:
-		return len(re.Rune) == 0
+		n = len(re.Rune) == 0
 	case syntax.OpCapture, syntax.OpPlus:
-		return nullable(re.Sub[0])
+		n = r.nullable(re.Sub[0])
 	case syntax.OpRepeat:
-		return re.Min == 0 || nullable(re.Sub[0])
+		n = re.Min == 0 || r.nullable(re.Sub[0])
 	case syntax.OpConcat:
-		for _, s := range re.Sub {
-			if !nullable(s) {
-				return false
-			}
+		n = true
+		for _, sub := range re.Sub {
+			n = n && r.nullable(sub)
 		}
-		return true
 	case syntax.OpAlternate:
-		for _, s := range re.Sub {
-			if nullable(s) {
-				return true
-			}
+		for _, sub := range re.Sub {
+			n = n || r.nullable(sub)
 		}
 	}
-	return false
+	r.empty[re] = n
+	return n
 }
 
 // nonEmptyRe returns a regex for the nonempty strings re (no anchors)
 // matches.
-func nonEmptyRe(re *syntax.Regexp) *syntax.Regexp {
+func (r anchorRewriter) nonEmptyRe(re *syntax.Regexp) *syntax.Regexp {
+	k := anchorKey{re: re, from: -1}
+	if x, ok := r.nonEmpty[k]; ok {
+		return x
+	}
+	if re.Op == syntax.OpConcat {
+		return r.nonEmptySuffix(re, 0)
+	}
+	var x *syntax.Regexp
 	switch re.Op {
 	case syntax.OpNoMatch, syntax.OpEmptyMatch:
-		return none()
+		x = none()
 	case syntax.OpLiteral:
+		x = re
 		if len(re.Rune) == 0 {
-			return none()
+			x = none()
 		}
-		return re
 	case syntax.OpCapture, syntax.OpQuest:
-		return nonEmptyRe(re.Sub[0])
+		x = r.nonEmptyRe(re.Sub[0])
 	case syntax.OpStar, syntax.OpPlus:
-		return mkCat(nonEmptyRe(re.Sub[0]), &syntax.Regexp{Op: syntax.OpStar, Sub: re.Sub[:1]})
+		x = mkCat(r.nonEmptyRe(re.Sub[0]), &syntax.Regexp{Op: syntax.OpStar, Sub: re.Sub[:1]})
 	case syntax.OpRepeat:
 		if re.Max == 0 {
-			return none()
+			x = none()
+			break
 		}
 		rest := &syntax.Regexp{Op: syntax.OpRepeat, Sub: re.Sub[:1], Min: max(re.Min-1, 0), Max: re.Max - 1}
 		if re.Max < 0 {
 			rest.Max = -1
 		}
-		return mkCat(nonEmptyRe(re.Sub[0]), rest)
+		x = mkCat(r.nonEmptyRe(re.Sub[0]), rest)
 	case syntax.OpAlternate:
 		var subs []*syntax.Regexp
-		for _, s := range re.Sub {
-			subs = append(subs, nonEmptyRe(s))
+		for _, sub := range re.Sub {
+			subs = append(subs, r.nonEmptyRe(sub))
 		}
-		return mkAlt(subs...)
-	case syntax.OpConcat:
-		if len(re.Sub) == 0 {
-			return none()
-		}
-		head, tail := re.Sub[0], mkCat(re.Sub[1:]...)
-		alts := []*syntax.Regexp{mkCat(nonEmptyRe(head), tail)}
-		if nullable(head) {
-			alts = append(alts, nonEmptyRe(tail))
-		}
-		return mkAlt(alts...)
+		x = mkAlt(subs...)
+	default:
+		x = re // a class or any character: never empty
 	}
-	return re // a class or any character: never empty
+	r.nonEmpty[k] = x
+	r.nonEmptyDone(x)
+	return x
+}
+
+// nonEmptyDone records that x, a result of nonEmptyRe, is its own
+// nonempty part and does not match the empty string, so that the rewrite
+// of an enclosing loop does not walk it again.
+func (r anchorRewriter) nonEmptyDone(x *syntax.Regexp) {
+	r.nonEmpty[anchorKey{re: x, from: -1}] = x
+	r.empty[x] = false
+}
+
+// nonEmptySuffix is nonEmptyRe of the sequence re.Sub[i:]: a nonempty
+// first part then the rest, or an empty first part and a nonempty rest.
+func (r anchorRewriter) nonEmptySuffix(re *syntax.Regexp, i int) *syntax.Regexp {
+	switch {
+	case i == len(re.Sub):
+		return none()
+	case i == len(re.Sub)-1:
+		return r.nonEmptyRe(re.Sub[i])
+	}
+	k := anchorKey{re: re, from: i}
+	if x, ok := r.nonEmpty[k]; ok {
+		return x
+	}
+	head := re.Sub[i]
+	alts := []*syntax.Regexp{mkCat(append([]*syntax.Regexp{r.nonEmptyRe(head)}, re.Sub[i+1:]...)...)}
+	if r.nullable(head) {
+		alts = append(alts, r.nonEmptySuffix(re, i+1))
+	}
+	x := mkAlt(alts...)
+	r.nonEmpty[k] = x
+	r.nonEmptyDone(x)
+	return x
 }
 
 func none() *syntax.Regexp { return &syntax.Regexp{Op: syntax.OpNoMatch} }
