@@ -139,7 +139,7 @@ func (p *gbnfParser) ebnfParse() {
 			// A rule that ends too early ("a ::= x |" before the next rule)
 			// fails where the next one starts, which is parsed next.
 			if p.off <= start || !p.ebnfLineStart(p.off) || !p.ebnfRuleStart(p.off) {
-				p.ebnfSkipToNextRule()
+				p.skipToNextRule()
 			}
 		}
 		p.skipSpace(true)
@@ -188,23 +188,6 @@ func (p *gbnfParser) ebnfLineStart(off int) bool {
 		}
 	}
 	return true
-}
-
-// ebnfSkipToNextRule moves to the start of the next line that starts a
-// rule, or to the end.
-func (p *gbnfParser) ebnfSkipToNextRule() {
-	for p.off < len(p.src) {
-		for p.off < len(p.src) && p.src[p.off] != '\n' && p.src[p.off] != '\r' {
-			p.off++
-		}
-		for p.off < len(p.src) && (p.src[p.off] == '\n' || p.src[p.off] == '\r') {
-			p.off++
-		}
-		if at := skipBlanksAt(p.src, p.off); p.ebnfRuleStart(at) {
-			p.off = at
-			return
-		}
-	}
 }
 
 // ebnfRule parses "name ::= body", with options and a lookahead if any.

@@ -347,8 +347,9 @@ func (p *gbnfParser) skipSpace(newlines bool) {
 	}
 }
 
-// skipToNextRule moves to the start of the next line that looks like the
-// start of a rule definition ("name ::="), or to the end.
+// skipToNextRule moves to the start of the next line that starts a rule
+// definition ("name ::=", in EBNF with rule options too), or to the end:
+// after an error, the parse goes on from there.
 func (p *gbnfParser) skipToNextRule() {
 	for p.off < len(p.src) {
 		for p.off < len(p.src) && p.src[p.off] != '\n' && p.src[p.off] != '\r' {
@@ -357,21 +358,29 @@ func (p *gbnfParser) skipToNextRule() {
 		for p.off < len(p.src) && (p.src[p.off] == '\n' || p.src[p.off] == '\r') {
 			p.off++
 		}
-		start := p.off
-		p.skipSpace(false)
-		n := p.off
-		for n < len(p.src) && p.nameChar(p.src[n]) {
-			n++
-		}
-		if n > p.off {
-			p.off = n
-			p.skipSpace(false)
-			if len(p.src)-p.off >= 3 && p.src[p.off:p.off+3] == "::=" {
-				p.off = start
-				return
-			}
+		start, at := p.off, skipBlanksAt(p.src, p.off)
+		switch {
+		case p.ebnf && p.ebnfRuleStart(at):
+			p.off = at
+			return
+		case !p.ebnf && p.gbnfRuleStart(at):
+			p.off = start
+			return
 		}
 	}
+}
+
+// gbnfRuleStart reports whether a GBNF rule definition, "name ::=", starts
+// at off.
+func (p *gbnfParser) gbnfRuleStart(off int) bool {
+	n := off
+	for n < len(p.src) && gbnfIsWordChar(p.src[n]) {
+		n++
+	}
+	if n == off {
+		return false
+	}
+	return strings.HasPrefix(p.src[skipBlanksAt(p.src, n):], "::=")
 }
 
 func gbnfIsWordChar(c byte) bool {
