@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/internal/pda"
@@ -86,14 +87,19 @@ func sortExits(exits []exitEntry, suffixOf func(exitEntry) []byte) {
 	if len(exits) < 2 {
 		return
 	}
-	keys := make([]uint64, len(exits))
+	sc := sortPool.Get().(*sortScratch)
+	defer sortPool.Put(sc)
+	keys := slices.Grow(sc.keys[:0], len(exits))[:len(exits)]
 	for i, e := range exits {
 		var k [8]byte
 		copy(k[:], suffixOf(e))
 		keys[i] = binary.BigEndian.Uint64(k[:])
 	}
-	radixExits(exits, keys, make([]exitEntry, len(exits)), make([]uint64, len(exits)), 56)
-	var run []sufExit // scratch for the runs that agree on eight bytes
+	sc.tmpE = slices.Grow(sc.tmpE[:0], len(exits))
+	sc.tmpK = slices.Grow(sc.tmpK[:0], len(exits))
+	radixExits(exits, keys, sc.tmpE[:len(exits)], sc.tmpK[:len(exits)], 56)
+	sc.keys = keys
+	run := sc.run[:0] // scratch for the runs that agree on eight bytes
 	for lo := 0; lo < len(exits); {
 		hi := lo + 1
 		same := true // the run's suffixes are all equal
@@ -119,7 +125,19 @@ func sortExits(exits []exitEntry, suffixOf func(exitEntry) []byte) {
 		}
 		lo = hi
 	}
+	clear(run) // the suffixes are the vocabulary's: hold none of it
+	sc.run = run[:0]
 }
+
+// sortScratch is sortExits' scratch, kept between calls: the exits of a
+// node where whitespace may end run to tens of thousands.
+type sortScratch struct {
+	keys, tmpK []uint64
+	tmpE       []exitEntry
+	run        []sufExit
+}
+
+var sortPool = sync.Pool{New: func() any { return new(sortScratch) }}
 
 // sufExit is an exit with its suffix, for sortExits.
 type sufExit struct {
@@ -305,7 +323,22 @@ func newNodeIndex(v *vocabIndex, acc []uint32, list []int32, count int, exits []
 	}
 	suffixOf := func(e exitEntry) []byte { return v.Token(int(e.pos))[e.at:] }
 	sortExits(exits, suffixOf)
+	// Sized first, so that each table is one allocation of its exact size.
+	groups, data := 0, 0
 	var prev []byte
+	for k, e := range exits {
+		if suf := suffixOf(e); k == 0 || !bytes.Equal(suf, prev) {
+			groups++
+			data += len(suf)
+			prev = suf
+		}
+	}
+	x.sufGroup = make([]int32, 0, groups+1)
+	x.sufOff = make([]int32, 0, groups+1)
+	x.sufLCP = make([]int32, 0, groups)
+	x.sufData = make([]byte, 0, data)
+	x.sufToks = make([]int32, 0, len(exits))
+	prev = nil
 	for k, e := range exits {
 		suf := suffixOf(e)
 		if k == 0 || !bytes.Equal(suf, prev) {

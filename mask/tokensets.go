@@ -53,17 +53,9 @@ func (l *tokenSets) containing(tr *toktrie.Trie, k byteKey) ([]int32, bool) {
 
 // without returns the row of the trie's tokens that are not in k.
 func (l *tokenSets) without(v *vocabIndex, k byteKey) ([]uint32, bool) {
-	in, ok := l.containing(v.Trie, k)
-	if !ok {
-		return nil, false
-	}
 	x, ok := getSet(l, &l.clean, k, func(x *tokenSet) {
 		x.row = append([]uint32(nil), v.perTrie.all...)
-		ids := v.IDs()
-		for _, p := range in {
-			id := ids[p]
-			x.row[id>>5] &^= 1 << (uint32(id) & 31)
-		}
+		v.Trie.ClearContaining(x.row, &k.bytes, k.wholeUTF8)
 	})
 	if !ok {
 		return nil, false

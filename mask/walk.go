@@ -33,6 +33,7 @@ type walkDFA struct {
 	tops        []pda.Top
 	loops       []loopInfo
 	cls         []uint8 // 256 per state: bytes of one class have one successor
+	ring        []byte  // 256 per state: the next byte of the same class (see byteClasses)
 	ids         map[string]int32
 	key         []byte
 	set         []int32    // scratch for the UTF-8 loop test
@@ -108,6 +109,7 @@ func (a *walkDFA) reset(p *pda.Program, n int32) {
 	a.tops = a.tops[:0]
 	a.loops = a.loops[:0]
 	a.cls = a.cls[:0]
+	a.ring = a.ring[:0]
 	a.safes = a.safes[:0]
 	a.ends, a.endStates = a.ends[:0], a.endStates[:0]
 	clear(a.ids)
@@ -128,29 +130,39 @@ func (a *walkDFA) next(s int32, b byte) int32 {
 	if len(out) > 0 || end {
 		t = a.intern(out, end)
 	}
-	// Every byte of b's class has the same successor.
+	// Every byte of b's class has the same successor: follow the class's
+	// ring of bytes (byteClasses), not all 256. Byte 0xFF is in no ring and
+	// stays dead (intern set it): no token's byte spells a token terminal.
 	row := a.trans[int(s)<<8 : int(s+1)<<8]
-	cls := a.cls[int(s)<<8 : int(s+1)<<8]
-	// Byte 0xFF stays dead whatever its class (intern set it): no token's
-	// byte spells a token terminal.
-	for x, c := range cls[:grammar.ReservedByte] {
-		if c == cls[b] {
-			row[x] = t
+	ring := a.ring[int(s)<<8 : int(s+1)<<8]
+	for x := b; ; {
+		row[x] = t
+		if x = ring[x]; x == b {
+			break
 		}
 	}
 	return t
 }
 
 // byteClasses sets state s's byte classes: the coarsest partition of the
-// bytes that refines the class table of every top's rule.
+// bytes that refines the class table of every top's rule, and the ring of
+// each class's bytes (ring[b] is the next byte of b's class, wrapping
+// around; byte 0xFF, which no token has, is in none).
 func (a *walkDFA) byteClasses(s int32) {
 	tops := a.tops[a.topOff[s]:a.topOff[s+1]]
 	cls := a.cls[int(s)<<8 : int(s+1)<<8]
+	ring := a.ring[int(s)<<8 : int(s+1)<<8]
 	if len(tops) == 0 {
 		clear(cls)
+		pda.LinkClasses(cls, ring)
 		return
 	}
 	copy(cls, a.p.ByteClasses(tops[0].Node))
+	if len(tops) == 1 {
+		copy(ring, a.p.ClassRing(tops[0].Node))
+		return
+	}
+	defer linkRenumbered(cls, ring)
 	if len(a.pair) == 0 {
 		a.pair = make([]int16, 1<<16)
 		for i := range a.pair {
@@ -174,6 +186,28 @@ func (a *walkDFA) byteClasses(s int32) {
 		}
 		a.paired = a.paired[:0]
 	}
+}
+
+// linkRenumbered is pda.LinkClasses for a class table whose classes are
+// numbered in the order of their first bytes, as byteClasses renumbers
+// them: no table of first bytes to clear.
+func linkRenumbered(cls []uint8, ring []byte) {
+	var first, last [256]byte
+	n := 0
+	for x := range byte(grammar.ReservedByte) {
+		c := cls[x]
+		if int(c) == n {
+			first[c] = x
+			n++
+		} else {
+			ring[last[c]] = x
+		}
+		last[c] = x
+	}
+	for c := range n {
+		ring[last[c]] = first[c]
+	}
+	ring[grammar.ReservedByte] = grammar.ReservedByte
 }
 
 // intern returns the state of the configuration tops, which are sorted (as
@@ -204,6 +238,7 @@ func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
 	a.tops = append(a.tops, tops...)
 	a.topOff = append(a.topOff, int32(len(a.tops)))
 	a.cls = slices.Grow(a.cls, 256)[:len(a.trans)]
+	a.ring = slices.Grow(a.ring, 256)[:len(a.trans)]
 	a.byteClasses(s)
 	a.loops = append(a.loops, loopInfo{})
 	return s

@@ -2,6 +2,7 @@ package mask
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,4 +38,27 @@ func TestWalkFallback(t *testing.T) {
 		assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, fmt.Sprintf("node %d", n))
 	}
 	assert.Positive(t, gaveUp)
+}
+
+// TestLinkRenumbered checks the walk's ring builder for class tables
+// numbered in the order of their first bytes against pda.LinkClasses.
+func TestLinkRenumbered(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, classes := range []int{1, 2, 7, 60, 255} {
+		var cls [256]uint8
+		next := 0
+		number := map[int]uint8{}
+		for b := range cls {
+			c := r.IntN(classes)
+			if _, ok := number[c]; !ok {
+				number[c] = uint8(next)
+				next++
+			}
+			cls[b] = number[c]
+		}
+		var got, want [256]byte
+		linkRenumbered(cls[:], got[:])
+		pda.LinkClasses(cls[:], want[:])
+		require.Equal(t, want, got, "%d classes", classes)
+	}
 }

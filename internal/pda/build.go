@@ -467,6 +467,7 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim grammar.Limits) 
 		base:      make([]int32, total),
 		classOff:  make([]int32, total),
 		classes:   make([]uint8, 256*len(reach)),
+		rings:     make([]byte, 256*len(reach)),
 		trans:     make([]int32, 0, transLen),
 		final:     make([]bool, total),
 		hasBytes:  make([]bool, total),
@@ -480,6 +481,7 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim grammar.Limits) 
 	for k, r := range reach {
 		d := dfas[r]
 		copy(p.classes[256*k:], d.Classes[:])
+		LinkClasses(p.classes[256*k:256*(k+1)], p.rings[256*k:256*(k+1)])
 		p.classRuns = append(p.classRuns, runsOf(d.Classes[:]))
 		p.nclasses = append(p.nclasses, int32(d.NumClasses))
 		p.Rules = append(p.Rules, RuleInfo{Name: g.Rules[r].Name, MaxTokens: g.Rules[r].MaxTokens, Unique: g.Rules[r].Unique, Start: first[r] + d.Start, NumNodes: int32(d.NumStates()), FirstNode: first[r]})

@@ -26,6 +26,7 @@ type Program struct {
 	base      []int32      // node -> offset of its row in trans
 	classOff  []int32      // node -> offset of its rule's byte-class table in classes
 	classes   []uint8      // 256 entries per rule
+	rings     []byte       // 256 entries per rule: each class's bytes as a ring (ClassRing)
 	nclasses  []int32      // byte classes per rule
 	classRuns [][]classRun // per rule: its class table as runs of bytes with one class
 	trans     []int32      // rows of NumClasses targets (global node ids, -1 dead)
@@ -83,6 +84,40 @@ func (p *Program) ByteClasses(n int32) []uint8 {
 	return p.classes[p.classOff[n] : p.classOff[n]+256]
 }
 
+// ClassRing returns the ring of node n's byte classes (see LinkClasses):
+// ring[b] is the next byte of b's class. It is the program's and must not
+// be modified.
+func (p *Program) ClassRing(n int32) []byte {
+	return p.rings[p.classOff[n] : p.classOff[n]+256]
+}
+
+// LinkClasses links the bytes of each class of the class table cls into a
+// ring: ring[b] is the next byte after b of b's class, wrapping around to
+// its first, so a class's bytes are visited in as many steps as it has.
+// grammar.ReservedByte, which no text has, is left out of every ring and
+// linked to itself.
+func LinkClasses(cls []uint8, ring []byte) {
+	var first, last [256]int16
+	for c := range first {
+		first[c] = -1
+	}
+	for x := range grammar.ReservedByte {
+		c := cls[x]
+		if first[c] < 0 {
+			first[c] = int16(x)
+		} else {
+			ring[last[c]] = byte(x)
+		}
+		last[c] = int16(x)
+	}
+	for c, f := range first {
+		if f >= 0 {
+			ring[last[c]] = byte(f)
+		}
+	}
+	ring[grammar.ReservedByte] = grammar.ReservedByte
+}
+
 // HasBytes reports whether node n has any byte transition.
 func (p *Program) HasBytes(n int32) bool { return p.hasBytes[n] }
 
@@ -116,7 +151,7 @@ func runsOf(cls []uint8) []classRun {
 }
 
 func (p *Program) computeMemoryBytes() int {
-	n := len(p.nodeRule)*(4*3+2+32) + len(p.classes) + 4*len(p.trans)
+	n := len(p.nodeRule)*(4*3+2+32) + len(p.classes) + len(p.rings) + 4*len(p.trans)
 	for _, r := range p.classRuns {
 		n += 24 + 3*len(r)
 	}

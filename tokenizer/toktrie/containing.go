@@ -81,17 +81,46 @@ func (t *Trie) summaries() []tokenBytes {
 // one look at each byte of the vocabulary; later ones look at a summary per
 // token.
 func (t *Trie) Containing(set *byteset.Set, wholeUTF8 bool) []int32 {
-	ascii := byteset.ASCII{set[0], set[1]}
-	high := set[2]|set[3] != 0
-	var out []int32
-	for i, x := range t.summaries() {
-		hit := x.ascii[0]&ascii[0]|x.ascii[1]&ascii[1] != 0 ||
-			x.nonASCII && (wholeUTF8 && !x.valid || high && t.hasHigh(i, set))
-		if hit {
+	sums := t.summaries()
+	n := 0
+	for i := range sums {
+		if t.contains(sums, i, set, wholeUTF8) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	// Counted first: one allocation of the exact size, which matters where
+	// most tokens are listed (the caller's heap may be large, and growing a
+	// slice of 100,000 positions copies it again and again).
+	out := make([]int32, 0, n)
+	for i := range sums {
+		if t.contains(sums, i, set, wholeUTF8) {
 			out = append(out, int32(i))
 		}
 	}
 	return out
+}
+
+// ClearContaining clears in row, a bitmask of token ids, the bits of the
+// tokens that Containing would list: what is left of a row of every token
+// is the tokens made of other bytes only, with no list built on the way.
+func (t *Trie) ClearContaining(row []uint32, set *byteset.Set, wholeUTF8 bool) {
+	sums := t.summaries()
+	for i := range sums {
+		if t.contains(sums, i, set, wholeUTF8) {
+			id := t.ids[i]
+			row[id>>5] &^= 1 << (uint32(id) & 31)
+		}
+	}
+}
+
+// contains reports whether the token at position i is one Containing lists.
+func (t *Trie) contains(sums []tokenBytes, i int, set *byteset.Set, wholeUTF8 bool) bool {
+	x := &sums[i]
+	return x.ascii[0]&set[0]|x.ascii[1]&set[1] != 0 ||
+		x.nonASCII && (wholeUTF8 && !x.valid || set[2]|set[3] != 0 && t.hasHigh(i, set))
 }
 
 // hasHigh reports whether the token at position i has a byte from 128 up
