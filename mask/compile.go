@@ -26,6 +26,7 @@ type Compiled struct {
 	uniq   *uniqueIndex // rules with distinct items; nil without any
 
 	index   []atomic.Pointer[nodeIndex]
+	refs    []atomic.Int32          // per rule: its reference node + 1 (derive.go), 0 until asked
 	mu      sync.Mutex              // guards busy
 	busy    map[int32]chan struct{} // nodes being classified, closed when done
 	warm    warmOrder               // the order Warm classifies nodes in
@@ -109,6 +110,7 @@ func newCompiled(prog *pda.Program, vocab *tokenizer.Vocab) *Compiled {
 		voc:    indexVocab(vocab),
 		stride: WordsPerRow(vocab.Size()),
 		index:  make([]atomic.Pointer[nodeIndex], prog.NumNodes()),
+		refs:   make([]atomic.Int32, len(prog.Rules)),
 	}
 	c.states.New = func() any { return pda.NewState(prog) }
 	if prog.HasUnique() {
@@ -129,7 +131,7 @@ func (c *Compiled) VocabSize() int { return c.vocab.Size() }
 // between the grammars of a vocabulary are counted once, by
 // SharedIndexBytes.
 func (c *Compiled) MemoryBytes() int {
-	return c.prog.MemoryBytes() + 8*len(c.index) + int(c.indexed.Load()) + c.tok.memoryBytes() + c.warm.memoryBytes()
+	return c.prog.MemoryBytes() + 8*len(c.index) + 4*len(c.refs) + int(c.indexed.Load()) + c.tok.memoryBytes() + c.warm.memoryBytes()
 }
 
 // nodeIndex returns node n's classification, computing it on first use.
@@ -195,7 +197,8 @@ func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
 	// classify as to describe.
 	var shape []byte
 	shareable := false
-	if isWide(c.prog, c.voc, n) {
+	wide := isWide(c.prog, c.voc, n)
+	if wide {
 		shape, shareable = c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape)
 	}
 	x := c.voc.shared.get(shape, shareable)
@@ -203,7 +206,13 @@ func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
 	if x == nil {
 		st := c.states.Get().(*pda.State)
 		var work int
-		x, work = classify(c.prog, c.voc, n, st, c.stride)
+		ok := false
+		if wide {
+			x, work, ok = c.deriveIndex(n, warm)
+		}
+		if !ok {
+			x, work = classify(c.prog, c.voc, n, st, c.stride)
+		}
 		if warm {
 			c.stats.warmed.Add(1)
 			c.stats.warmWork.Add(int64(work))

@@ -201,15 +201,14 @@ func radixExits(exits []exitEntry, keys []uint64, tmpE []exitEntry, tmpK []uint6
 // positions visited, bytes stepped and exits recorded (a count, so tests of
 // what classification costs on the decode path are exact).
 func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int) (*nodeIndex, int) {
-	a := walkPool.Get().(*walkDFA)
-	a.reset(p, n)
+	a := takeWalk(p, n)
 	x, ok := a.classifyWide(v, n, stride)
 	work := a.work
 	if !ok {
 		x, ok = a.classify(v, n, stride)
 		work += a.work
 	}
-	walkPool.Put(a)
+	putWalk(p, a)
 	if !ok {
 		var w int
 		x, w = classifyStackWork(p, v, n, st, stride)
@@ -333,38 +332,12 @@ func newNodeIndex(v *vocabIndex, acc []uint32, list []int32, count int, exits []
 			prev = suf
 		}
 	}
-	x.sufGroup = make([]int32, 0, groups+1)
-	x.sufOff = make([]int32, 0, groups+1)
-	x.sufLCP = make([]int32, 0, groups)
-	x.sufData = make([]byte, 0, data)
-	x.sufToks = make([]int32, 0, len(exits))
-	prev = nil
-	for k, e := range exits {
-		suf := suffixOf(e)
-		if k == 0 || !bytes.Equal(suf, prev) {
-			x.sufGroup = append(x.sufGroup, int32(len(x.sufToks)))
-			x.sufOff = append(x.sufOff, int32(len(x.sufData)))
-			x.sufLCP = append(x.sufLCP, int32(commonPrefix(prev, suf)))
-			x.sufData = append(x.sufData, suf...)
-			prev = suf
-		}
-		x.sufToks = append(x.sufToks, e.id)
+	var t suffixTable
+	t.begin(x, groups, len(exits), data)
+	for _, e := range exits {
+		t.add(suffixOf(e), e.id)
 	}
-	x.sufGroup = append(x.sufGroup, int32(len(x.sufToks)))
-	x.sufOff = append(x.sufOff, int32(len(x.sufData)))
-	x.uncertain = len(x.sufToks)
-	for _, r := range x.ranges {
-		x.uncertain += int(r.hi - r.lo)
-	}
-	ns := x.numSuffixes()
-	x.sufSkip = make([]int32, ns)
-	for i := ns - 1; i >= 0; i-- {
-		if i+1 < ns && x.sufLCP[i+1] > 0 {
-			x.sufSkip[i] = x.sufSkip[i+1]
-		} else {
-			x.sufSkip[i] = int32(i + 1)
-		}
-	}
+	t.finish()
 	return x
 }
 

@@ -53,12 +53,16 @@ type walkDFA struct {
 	accepted []int32  // and as ids, while they are few (classify)
 	exits    []exitEntry
 	ranges   []exitRange
-	path     []int32 // path[d]: the state after d bytes of the current token
+	path     []int32  // path[d]: the state after d bytes of the current token
+	twin     []int32  // walkApart's: the state after d bytes from the loop
+	clean    []bool   // walkApart's: no rule may end along either walk so far
+	except   []uint32 // walkApart's: the tokens walked apart, as a row
 
-	maxStates int  // grammar.Limits.WalkStates, lowered by tests
-	prunedAny bool // some subtree was accepted without a walk (for tests)
-	chained   bool // some subtree test followed a chain of distinct states (for tests)
-	work      int  // the last classification's work (see classify)
+	start     int32 // the state the walk starts from (reset, begin)
+	maxStates int   // grammar.Limits.WalkStates, lowered by tests
+	prunedAny bool  // some subtree was accepted without a walk (for tests)
+	chained   bool  // some subtree test followed a chain of distinct states (for tests)
+	work      int   // the last classification's work (see classify)
 }
 
 const (
@@ -94,7 +98,77 @@ const loopVisits = 64
 
 var walkPool = sync.Pool{New: func() any { return &walkDFA{ids: map[string]int32{}} }}
 
-// reset starts a walk of p from node n with an unknown caller.
+// The configurations a classification meets are mostly those its
+// neighbours' classifications met: the next position of a literal, the
+// other positions of a key, the states of one string rule. Building one
+// (its successors, its byte classes) is most of a narrow node's first
+// classification, so the walks of the programs classified last are kept,
+// configurations and all, and the next classification of the same program
+// starts from where they left off (begin), not from nothing.
+const (
+	walkSlots  = 8   // programs whose walk is kept
+	keptStates = 512 // the most configurations a kept walk holds (about 1.7 KiB each)
+)
+
+var walkCache struct {
+	mu    sync.Mutex
+	slots [walkSlots]struct {
+		p *pda.Program
+		a *walkDFA
+	}
+	next int // the slot to fill next, round robin
+}
+
+// takeWalk returns a walk of p started at node n: p's kept walk where there
+// is one with room, else a fresh one. The caller owns it until putWalk.
+func takeWalk(p *pda.Program, n int32) *walkDFA {
+	var a *walkDFA
+	walkCache.mu.Lock()
+	for i := range walkCache.slots {
+		if s := &walkCache.slots[i]; s.p == p {
+			a, s.p, s.a = s.a, nil, nil
+			break
+		}
+	}
+	walkCache.mu.Unlock()
+	if a != nil && a.numStates() < keptStates && a.begin(n) {
+		return a
+	}
+	if a == nil {
+		a = walkPool.Get().(*walkDFA)
+	}
+	a.reset(p, n)
+	return a
+}
+
+// putWalk keeps a, a walk of p, for p's next classification, unless it has
+// grown past keptStates; the walk it displaces goes back to the pool.
+func putWalk(p *pda.Program, a *walkDFA) {
+	if a.numStates() > keptStates {
+		walkPool.Put(a)
+		return
+	}
+	walkCache.mu.Lock()
+	i := walkCache.next
+	for k := range walkCache.slots {
+		if walkCache.slots[k].p == nil {
+			i = k
+			break
+		}
+	}
+	if i == walkCache.next {
+		walkCache.next = (i + 1) % walkSlots
+	}
+	old := walkCache.slots[i].a
+	walkCache.slots[i].p, walkCache.slots[i].a = p, a
+	walkCache.mu.Unlock()
+	if old != nil {
+		walkPool.Put(old)
+	}
+}
+
+// reset starts a walk of p from node n with an unknown caller, forgetting
+// every configuration met before.
 func (a *walkDFA) reset(p *pda.Program, n int32) {
 	if a.stp == nil {
 		a.stp = pda.NewStepper(p)
@@ -113,8 +187,19 @@ func (a *walkDFA) reset(p *pda.Program, n int32) {
 	a.safes = a.safes[:0]
 	a.ends, a.endStates = a.ends[:0], a.endStates[:0]
 	clear(a.ids)
-	a.intern([]pda.Top{{Node: n, Frame: -1}}, false)
+	a.start = a.intern([]pda.Top{{Node: n, Frame: -1}}, false)
 }
+
+// begin starts a walk from node n of the program a walks already, keeping
+// the configurations met so far (their successors are the program's, not
+// the walk's), and reports false where there is no room for n's.
+func (a *walkDFA) begin(n int32) bool {
+	a.start = a.intern([]pda.Top{{Node: n, Frame: -1}}, false)
+	return a.start >= 0
+}
+
+// numStates is the number of configurations the walk keeps.
+func (a *walkDFA) numStates() int { return len(a.canEnd) }
 
 // next is the state reached from s on byte b.
 func (a *walkDFA) next(s int32, b byte) int32 {
@@ -628,7 +713,7 @@ func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool
 	a.acc = growClear(a.acc, stride)
 	a.exits = a.exits[:0]
 	a.ranges = a.ranges[:0]
-	a.path = append(a.path[:0], 0)
+	a.path = append(a.path[:0], a.start)
 	a.prunedAny, a.chained = false, false
 	a.work = 0
 	first := a.p.FirstBytes(n)

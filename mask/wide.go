@@ -60,7 +60,7 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, 
 	// A chain is followed for chainCap characters at most: longer tokens,
 	// which are few, are walked.
 	root := toktrie.Rest{Depth: chainCap}
-	c := a.chainSet(0, &root)
+	c := a.chainSet(a.start, &root)
 	chained := wideSet{ascii: c.ascii, utf8: c.utf8, limit: -1}
 	switch {
 	case c.loop:
@@ -80,7 +80,7 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, 
 		best, cost = &chained, chained.cost
 	}
 	if cost*maxWideWalk*4 > v.Len() { // not clearly good: the closure may do better
-		sf := a.safe(0)
+		sf := a.safe(a.start)
 		closed := wideSet{ascii: sf.ascii, utf8: sf.utf8, states: sf.closure, limit: -1}
 		if a.plan(v, &closed) && closed.cost < cost {
 			best = &closed
@@ -144,7 +144,7 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeI
 	// any way out of the rule: only the others are walked.
 	var first byteset.Set
 	for b := range 256 {
-		if a.next(0, byte(b)) >= 0 {
+		if a.next(a.start, byte(b)) >= 0 {
 			first.Add(byte(b))
 		}
 	}
@@ -202,7 +202,7 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeI
 	// Walk the others, each from the start, reusing the previous one's
 	// path where they share a prefix.
 	a.exits = a.exits[:0]
-	a.path = append(a.path[:0], 0)
+	a.path = append(a.path[:0], a.start)
 	a.work = len(walk)
 	ids := v.IDs()
 	var prev []byte

@@ -1,0 +1,314 @@
+package mask
+
+import (
+	"bytes"
+	"math/bits"
+	"slices"
+
+	"github.com/reinlm/rein/internal/pda"
+)
+
+// Classifications derived from a sibling's.
+//
+// The positions of a key that must not be one of its object's names differ
+// only in the names they may still spell: every other byte leads each of
+// them into the inside of the key, which takes any character from then on.
+// A token whose walk from one node and whose walk from another meet in the
+// same configuration after the same bytes, having passed no rule end on the
+// way, has one verdict from both (accepted, refused, or leaving the rule
+// with the same suffix), since what follows depends on the configuration
+// alone, and the caller it returns to is, for both, the rule's. So a node's
+// classification is its rule's first wide node's (its reference), but for
+// the tokens whose walks never meet, which are walked from the node itself:
+// at a key's positions, those that spell on into a name. The reference is
+// classified once, and every other position costs a walk of a few trie
+// branches instead of one of every token with a quote in it.
+
+// maxDerivedShare: a derived classification takes at most a number of
+// steps (trie positions and bytes) that is 1/maxDerivedShare of the
+// vocabulary's tokens; past it the node is classified as others are.
+const maxDerivedShare = 16
+
+// deriveIndex classifies wide node n from its reference's classification,
+// reporting false where n is its rule's first wide node, where fewer than
+// 7 in 8 of the tokens n takes a first byte of meet the reference's after
+// it, where the reference's classification keeps whole runs of uncertain
+// tokens (exitRange), or where its walk takes too many steps. It also
+// returns its work (see classify); the reference's classification is
+// counted where it is made.
+func (c *Compiled) deriveIndex(n int32, warm bool) (*nodeIndex, int, bool) {
+	p, v := c.prog, c.voc
+	r := c.reference(n)
+	if r < 0 || r >= n {
+		return nil, 0, false // the first wide node of its rule is classified
+	}
+	a := takeWalk(p, n)
+	defer putWalk(p, a)
+	a.work = 0
+	twin := a.intern([]pda.Top{{Node: r, Frame: -1}}, false)
+	if twin < 0 {
+		return nil, 0, false
+	}
+	meet, total := 0, 0
+	for b := range 256 {
+		k := v.FirstByteCount(byte(b))
+		if k == 0 {
+			continue
+		}
+		t, u := a.next(a.start, byte(b)), a.next(twin, byte(b))
+		if t == stateFull || u == stateFull {
+			return nil, 0, false
+		}
+		if t >= 0 || u >= 0 {
+			total += k
+		}
+		if t >= 0 && t == u {
+			meet += k
+		}
+	}
+	if meet*8 < total*7 {
+		return nil, 0, false
+	}
+	base := c.indexNode(r, warm)
+	if base.err != nil || len(base.ranges) > 0 {
+		return nil, 0, false
+	}
+	if !a.walkApart(v, twin) {
+		return nil, 0, false
+	}
+	return a.derived(v, base, c.stride), a.work, true
+}
+
+// reference returns the first wide node of n's rule (-1: none), which
+// deriveIndex derives the rule's other wide nodes from.
+func (c *Compiled) reference(n int32) int32 {
+	rule := c.prog.RuleOf(n)
+	if r := c.refs[rule].Load(); r != 0 {
+		return r - 1
+	}
+	info := &c.prog.Rules[rule]
+	r := int32(-1)
+	for m := info.FirstNode; m < info.FirstNode+info.NumNodes; m++ {
+		if c.prog.HasBytes(m) && isWide(c.prog, c.voc, m) {
+			r = m
+			break
+		}
+	}
+	c.refs[rule].Store(r + 1)
+	return r
+}
+
+// walkApart walks the sorted vocabulary from the start and, beside it, from
+// state twin, and classifies the tokens whose two walks never meet: into
+// a.accepted, a.exits and a.except (every such token, whatever its
+// verdict). It reports false where it takes more steps than 1/maxDerivedShare
+// of the vocabulary's tokens, or where the walk met more configurations than
+// it keeps.
+func (a *walkDFA) walkApart(v *vocabIndex, twin int32) bool {
+	tr := v.Trie
+	ids := tr.IDs()
+	stride := WordsPerRow(v.size)
+	a.except = growClear(a.except, stride)
+	a.accepted, a.exits = a.accepted[:0], a.exits[:0]
+	limit := v.Len() / maxDerivedShare
+	mark := func(lo, hi int) {
+		for _, id := range ids[lo:hi] {
+			a.except[id>>5] |= 1 << (uint32(id) & 31)
+		}
+	}
+	addExits := func(i int, tok []byte, reached int) {
+		if v.isStop(ids[i]) {
+			return // allowed where the grammar may end, not by its bytes
+		}
+		for d := 1; d <= reached && d < len(tok); d++ {
+			if a.canEnd[a.path[d]] {
+				a.exits = append(a.exits, exitEntry{id: ids[i], pos: int32(i), at: int32(d)})
+			}
+		}
+	}
+	// path[d] and twin[d]: the states after d bytes from the start and
+	// from twin; clean[d]: no rule may end after 1 to d bytes of either.
+	a.path = append(a.path[:0], a.start)
+	a.twin = append(a.twin[:0], twin)
+	a.clean = append(a.clean[:0], true)
+	failAt := -1 // the previous token died adding its byte failAt
+outer:
+	for i := 0; i < len(ids); i++ {
+		if a.work > limit {
+			return false
+		}
+		a.work++
+		tok := tr.Token(i)
+		l := tr.LCP(i)
+		if failAt >= 0 && l > failAt {
+			// Dies where the previous token died, apart from the loop's walk.
+			mark(i, i+1)
+			addExits(i, tok, failAt)
+			continue
+		}
+		failAt = -1
+		keep := min(l, len(a.path)-1)
+		a.path, a.twin, a.clean = a.path[:keep+1], a.twin[:keep+1], a.clean[:keep+1]
+		for k := keep; k < len(tok); k++ {
+			a.work++
+			s, u := a.path[k], a.twin[k]
+			t := a.trans[int(s)<<8|int(tok[k])]
+			if t == stateUnknown {
+				t = a.next(s, tok[k])
+			}
+			if t == stateFull {
+				return false
+			}
+			if t < 0 {
+				failAt = k
+				break
+			}
+			if u >= 0 {
+				if u = a.next(u, tok[k]); u == stateFull {
+					return false
+				}
+			}
+			if t == u && a.clean[k] {
+				// The walks meet: every token with these k+1 bytes has the
+				// loop's verdict.
+				i = tr.End(tr.Node(i, k+1)) - 1
+				continue outer
+			}
+			a.path = append(a.path, t)
+			a.twin = append(a.twin, u)
+			a.clean = append(a.clean, a.clean[k] && !a.canEnd[t] && (u < 0 || !a.canEnd[u]))
+		}
+		if failAt < 0 {
+			mark(i, i+1)
+			if id := ids[i]; !v.isStop(id) {
+				a.accepted = append(a.accepted, id)
+			}
+			continue
+		}
+		if !a.leavesBefore(failAt) {
+			// Every token with these failAt+1 bytes dies here, apart.
+			end := tr.End(tr.Node(i, failAt+1))
+			mark(i, end)
+			i = end - 1
+			failAt = -1
+			continue
+		}
+		mark(i, i+1)
+		addExits(i, tok, failAt)
+	}
+	return a.work <= limit
+}
+
+// derived builds the classification walkApart found: base's, less the
+// tokens in a.except, plus a.accepted and a.exits.
+func (a *walkDFA) derived(v *vocabIndex, base *nodeIndex, stride int) *nodeIndex {
+	acc := growClear(a.acc, stride)
+	a.acc = acc
+	if base.dense != nil {
+		copy(acc, base.dense)
+	} else {
+		for _, id := range base.accepted {
+			acc[id>>5] |= 1 << (uint32(id) & 31)
+		}
+	}
+	count := 0
+	for w := range acc {
+		acc[w] &^= a.except[w]
+	}
+	for _, id := range a.accepted {
+		acc[id>>5] |= 1 << (uint32(id) & 31)
+	}
+	for _, w := range acc {
+		count += bits.OnesCount32(w)
+	}
+	x := &nodeIndex{nAccepted: count}
+	if count > stride {
+		x.dense = slices.Clone(acc)
+	} else {
+		x.accepted = make([]int32, 0, count)
+		for w, word := range acc {
+			for ; word != 0; word &= word - 1 {
+				x.accepted = append(x.accepted, int32(w<<5+bits.TrailingZeros32(word)))
+			}
+		}
+	}
+	// The suffixes: base's, in their order, without the tokens walked
+	// apart, merged with those tokens' own.
+	suffixOf := func(e exitEntry) []byte { return v.Token(int(e.pos))[e.at:] }
+	own := a.exits
+	sortExits(own, suffixOf)
+	var t suffixTable
+	t.begin(x, base.numSuffixes()+len(own), len(base.sufToks)+len(own), len(base.sufData))
+	kept := func(id int32) bool { return a.except[id>>5]&(1<<(uint32(id)&31)) == 0 }
+	j := 0
+	for i := range base.numSuffixes() {
+		suf := base.suffix(i)
+		for j < len(own) && bytes.Compare(suffixOf(own[j]), suf) < 0 {
+			t.add(suffixOf(own[j]), own[j].id)
+			j++
+		}
+		for _, id := range base.sufToks[base.sufGroup[i]:base.sufGroup[i+1]] {
+			if kept(id) {
+				t.add(suf, id)
+			}
+		}
+	}
+	for ; j < len(own); j++ {
+		t.add(suffixOf(own[j]), own[j].id)
+	}
+	t.finish()
+	return x
+}
+
+// suffixTable fills a nodeIndex's suffix tables from (suffix, token) pairs
+// in suffix order.
+type suffixTable struct {
+	x    *nodeIndex
+	prev []byte
+}
+
+// begin starts x's tables, sized for groups suffixes of data bytes in all
+// and toks tokens.
+func (t *suffixTable) begin(x *nodeIndex, groups, toks, data int) {
+	t.x, t.prev = x, nil
+	x.sufData = make([]byte, 0, data)
+	x.sufGroup = make([]int32, 0, groups+1)
+	x.sufOff = make([]int32, 0, groups+1)
+	x.sufLCP = make([]int32, 0, groups)
+	x.sufToks = make([]int32, 0, toks)
+}
+
+// add adds token id, which leaves the rule with suffix suf.
+func (t *suffixTable) add(suf []byte, id int32) {
+	x := t.x
+	if len(x.sufToks) == 0 || !bytes.Equal(suf, t.prev) {
+		x.sufGroup = append(x.sufGroup, int32(len(x.sufToks)))
+		x.sufOff = append(x.sufOff, int32(len(x.sufData)))
+		x.sufLCP = append(x.sufLCP, int32(commonPrefix(t.prev, suf)))
+		x.sufData = append(x.sufData, suf...)
+		t.prev = suf
+	}
+	x.sufToks = append(x.sufToks, id)
+}
+
+// finish closes the tables: their ends, the count of uncertain tokens and
+// the skips past suffixes with one first byte.
+func (t *suffixTable) finish() {
+	x := t.x
+	x.sufGroup = append(x.sufGroup, int32(len(x.sufToks)))
+	x.sufOff = append(x.sufOff, int32(len(x.sufData)))
+	x.uncertain = len(x.sufToks)
+	for _, r := range x.ranges {
+		x.uncertain += int(r.hi - r.lo)
+	}
+	ns := x.numSuffixes()
+	x.sufSkip = make([]int32, ns)
+	for i := ns - 1; i >= 0; i-- {
+		if i+1 < ns && x.sufLCP[i+1] > 0 {
+			x.sufSkip[i] = x.sufSkip[i+1]
+		} else {
+			x.sufSkip[i] = int32(i + 1)
+		}
+	}
+	t.x, t.prev = nil, nil
+}
