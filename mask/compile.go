@@ -26,7 +26,6 @@ type Compiled struct {
 	uniq   *uniqueIndex // rules with distinct items; nil without any
 
 	index   []atomic.Pointer[nodeIndex]
-	refs    []atomic.Int32          // per rule: its reference node + 1 (derive.go), 0 until asked
 	mu      sync.Mutex              // guards busy
 	busy    map[int32]chan struct{} // nodes being classified, closed when done
 	warm    warmOrder               // the order Warm classifies nodes in
@@ -110,7 +109,6 @@ func newCompiled(prog *pda.Program, vocab *tokenizer.Vocab) *Compiled {
 		voc:    indexVocab(vocab),
 		stride: WordsPerRow(vocab.Size()),
 		index:  make([]atomic.Pointer[nodeIndex], prog.NumNodes()),
-		refs:   make([]atomic.Int32, len(prog.Rules)),
 	}
 	c.states.New = func() any { return pda.NewState(prog) }
 	if prog.HasUnique() {
@@ -131,7 +129,7 @@ func (c *Compiled) VocabSize() int { return c.vocab.Size() }
 // between the grammars of a vocabulary are counted once, by
 // SharedIndexBytes.
 func (c *Compiled) MemoryBytes() int {
-	return c.prog.MemoryBytes() + 8*len(c.index) + 4*len(c.refs) + int(c.indexed.Load()) + c.tok.memoryBytes() + c.warm.memoryBytes()
+	return c.prog.MemoryBytes() + 8*len(c.index) + int(c.indexed.Load()) + c.tok.memoryBytes() + c.warm.memoryBytes()
 }
 
 // nodeIndex returns node n's classification, computing it on first use.
@@ -197,7 +195,9 @@ func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
 	// classify as to describe.
 	var shape []byte
 	shareable := false
-	wide := isWide(c.prog, c.voc, n)
+	// A node without bytes is only classified as the reference of others
+	// (derive.go): a loop, wide.
+	wide := !c.prog.HasBytes(n) || isWide(c.prog, c.voc, n)
 	if wide {
 		shape, shareable = c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape)
 	}
@@ -207,7 +207,7 @@ func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
 		st := c.states.Get().(*pda.State)
 		var work int
 		ok := false
-		if wide {
+		if wide && c.prog.HasBytes(n) {
 			x, work, ok = c.deriveIndex(n, warm)
 		}
 		if !ok {

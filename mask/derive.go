@@ -5,24 +5,27 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/reinlm/rein/internal/pda"
+	"github.com/reinlm/rein/internal/byteset"
 )
 
-// Classifications derived from a sibling's.
+// Classifications derived from the loop a node falls into.
 //
 // The positions of a key that must not be one of its object's names differ
 // only in the names they may still spell: every other byte leads each of
-// them into the inside of the key, which takes any character from then on.
-// A token whose walk from one node and whose walk from another meet in the
-// same configuration after the same bytes, having passed no rule end on the
-// way, has one verdict from both (accepted, refused, or leaving the rule
-// with the same suffix), since what follows depends on the configuration
-// alone, and the caller it returns to is, for both, the rule's. So a node's
-// classification is its rule's first wide node's (its reference), but for
-// the tokens whose walks never meet, which are walked from the node itself:
-// at a key's positions, those that spell on into a name. The reference is
-// classified once, and every other position costs a walk of a few trie
-// branches instead of one of every token with a quote in it.
+// them into the rest of the key, which takes any character from then on. A
+// token whose walk from the node and whose walk from that loop meet in the
+// same configuration after the same bytes, having passed no rule end on
+// the way, has one verdict from both (accepted, refused, or leaving the
+// rule with the same suffix), since what follows depends on the
+// configuration alone. So such a node's classification is the loop's, but
+// for the tokens whose walks never meet, which are walked from the node
+// itself: those that spell on into a name. The loop is where the node's
+// most common byte leads (its reference: a node of the rule, often one
+// without bytes of its own that calls the rest of the key), classified
+// once from the tops it stands for, and shared by the grammars of the
+// vocabulary where its shape recurs (every key's rest is alike); each
+// position of every key then costs a walk of a few trie branches instead of
+// one of every token with a quote in it.
 
 // maxDerivedShare: a derived classification takes at most a number of
 // steps (trie positions and bytes) that is 1/maxDerivedShare of the
@@ -30,72 +33,66 @@ import (
 const maxDerivedShare = 16
 
 // deriveIndex classifies wide node n from its reference's classification,
-// reporting false where n is its rule's first wide node, where fewer than
-// 7 in 8 of the tokens n takes a first byte of meet the reference's after
-// it, where the reference's classification keeps whole runs of uncertain
-// tokens (exitRange), or where its walk takes too many steps. It also
-// returns its work (see classify); the reference's classification is
-// counted where it is made.
+// reporting false where n's most common byte leads to no loop standing for
+// a node of the program, where more than 1/maxDerivedShare of the tokens
+// start with a byte n takes elsewhere than the loop does, where the reference's
+// classification keeps whole runs of uncertain tokens (exitRange), or
+// where its walk takes too many steps. It also returns its work (see
+// classify); the reference's classification is counted where it is made.
 func (c *Compiled) deriveIndex(n int32, warm bool) (*nodeIndex, int, bool) {
 	p, v := c.prog, c.voc
-	r := c.reference(n)
-	if r < 0 || r >= n {
-		return nil, 0, false // the first wide node of its rule is classified
-	}
 	a := takeWalk(p, n)
 	defer putWalk(p, a)
 	a.work = 0
-	twin := a.intern([]pda.Top{{Node: r, Frame: -1}}, false)
-	if twin < 0 {
+	start := a.start
+	a.probe(start)
+	loop := a.loops[start].succ
+	if loop < 0 || loop == start || a.canEnd[loop] {
 		return nil, 0, false
 	}
-	meet, total := 0, 0
-	for b := range 256 {
-		k := v.FirstByteCount(byte(b))
-		if k == 0 {
-			continue
+	a.probe(loop)
+	if a.loops[loop].succ != loop {
+		return nil, 0, false
+	}
+	// The reference: the node the loop stands for, where one of the bytes
+	// leading there takes n in its own rule.
+	r := int32(-1)
+	for b := range 128 {
+		if a.loops[start].ascii.Has(byte(b)) {
+			r = p.Next(n, byte(b))
+			break
 		}
-		t, u := a.next(a.start, byte(b)), a.next(twin, byte(b))
+	}
+	first := a.first
+	if r < 0 || r == n || !a.begin(r) || a.start != loop {
+		return nil, 0, false
+	}
+	a.start, a.first = start, first
+	// The tokens walked apart are those whose first byte n takes into
+	// another configuration than the loop's; those it refuses are refused
+	// by their first byte, without a walk.
+	apart := 0
+	for b := range 256 {
+		t, u := a.next(start, byte(b)), a.next(loop, byte(b))
 		if t == stateFull || u == stateFull {
 			return nil, 0, false
 		}
-		if t >= 0 || u >= 0 {
-			total += k
-		}
-		if t >= 0 && t == u {
-			meet += k
+		if t >= 0 && t != u {
+			apart += v.FirstByteCount(byte(b))
 		}
 	}
-	if meet*8 < total*7 {
+	if apart*maxDerivedShare > v.Len() {
 		return nil, 0, false
 	}
 	base := c.indexNode(r, warm)
 	if base.err != nil || len(base.ranges) > 0 {
 		return nil, 0, false
 	}
-	if !a.walkApart(v, twin) {
+	if !a.walkApart(v, loop) {
 		return nil, 0, false
 	}
-	return a.derived(v, base, c.stride), a.work, true
-}
-
-// reference returns the first wide node of n's rule (-1: none), which
-// deriveIndex derives the rule's other wide nodes from.
-func (c *Compiled) reference(n int32) int32 {
-	rule := c.prog.RuleOf(n)
-	if r := c.refs[rule].Load(); r != 0 {
-		return r - 1
-	}
-	info := &c.prog.Rules[rule]
-	r := int32(-1)
-	for m := info.FirstNode; m < info.FirstNode+info.NumNodes; m++ {
-		if c.prog.HasBytes(m) && isWide(c.prog, c.voc, m) {
-			r = m
-			break
-		}
-	}
-	c.refs[rule].Store(r + 1)
-	return r
+	x := a.derived(v, base, c.stride)
+	return x, a.work, x != nil
 }
 
 // walkApart walks the sorted vocabulary from the start and, beside it, from
@@ -132,6 +129,7 @@ func (a *walkDFA) walkApart(v *vocabIndex, twin int32) bool {
 	a.twin = append(a.twin[:0], twin)
 	a.clean = append(a.clean[:0], true)
 	failAt := -1 // the previous token died adding its byte failAt
+	a.refusedFirst = byteset.Set{}
 outer:
 	for i := 0; i < len(ids); i++ {
 		if a.work > limit {
@@ -139,6 +137,17 @@ outer:
 		}
 		a.work++
 		tok := tr.Token(i)
+		if l := tr.LCP(i); l == 0 && a.next(a.start, tok[0]) < 0 {
+			// Refused by its first byte, with every token after it that has
+			// it: the reference's verdict where it refuses them too, else
+			// taken out by that byte (derived), not token by token.
+			if a.next(twin, tok[0]) >= 0 {
+				a.refusedFirst.Add(tok[0])
+			}
+			i = tr.FirstByteStart(int(tok[0])+1) - 1
+			failAt = -1
+			continue
+		}
 		l := tr.LCP(i)
 		if failAt >= 0 && l > failAt {
 			// Dies where the previous token died, apart from the loop's walk.
@@ -200,7 +209,9 @@ outer:
 }
 
 // derived builds the classification walkApart found: base's, less the
-// tokens in a.except, plus a.accepted and a.exits.
+// tokens in a.except and those starting with a byte of a.refusedFirst,
+// plus a.accepted and a.exits. It returns nil where a row of tokens by
+// first byte is over its budget.
 func (a *walkDFA) derived(v *vocabIndex, base *nodeIndex, stride int) *nodeIndex {
 	acc := growClear(a.acc, stride)
 	a.acc = acc
@@ -211,9 +222,32 @@ func (a *walkDFA) derived(v *vocabIndex, base *nodeIndex, stride int) *nodeIndex
 			acc[id>>5] |= 1 << (uint32(id) & 31)
 		}
 	}
+	// The tokens that keep the reference's verdict: all but those walked
+	// apart and those starting with a byte the start refuses alone, as a
+	// row (a.except is turned into it).
+	keep := a.except
+	if a.refusedFirst == (byteset.Set{}) {
+		for w, x := range v.perTrie.all {
+			keep[w] = x &^ keep[w]
+		}
+	} else {
+		var rest byteset.Set
+		for b := range 256 {
+			if !a.refusedFirst.Has(byte(b)) {
+				rest.Add(byte(b))
+			}
+		}
+		starts, ok := v.perTrie.sets.startingWith(v, rest)
+		if !ok {
+			return nil
+		}
+		for w, x := range starts {
+			keep[w] = x &^ keep[w]
+		}
+	}
 	count := 0
 	for w := range acc {
-		acc[w] &^= a.except[w]
+		acc[w] &= keep[w]
 	}
 	for _, id := range a.accepted {
 		acc[id>>5] |= 1 << (uint32(id) & 31)
@@ -239,7 +273,7 @@ func (a *walkDFA) derived(v *vocabIndex, base *nodeIndex, stride int) *nodeIndex
 	sortExits(own, suffixOf)
 	var t suffixTable
 	t.begin(x, base.numSuffixes()+len(own), len(base.sufToks)+len(own), len(base.sufData))
-	kept := func(id int32) bool { return a.except[id>>5]&(1<<(uint32(id)&31)) == 0 }
+	kept := func(id int32) bool { return keep[id>>5]&(1<<(uint32(id)&31)) != 0 }
 	j := 0
 	for i := range base.numSuffixes() {
 		suf := base.suffix(i)

@@ -16,11 +16,11 @@
 // vocabulary's tokens without some bytes, walking only the tokens that may
 // leave its rule; a narrow one walks the trie below the first bytes it
 // takes; the classifications of wide nodes are shared by the grammars of a
-// vocabulary (SetSharedIndexBudget). The other wide nodes of a rule are
-// derived from its first one's classification where their walks meet it
-// after a byte (the positions of a key that must not be one of some names:
-// derive.go), and the configurations a walk builds are kept for the next
-// classification of the same grammar. Compiled.Warm, WarmNext and WarmWithin
+// vocabulary (SetSharedIndexBudget). A wide node that most bytes lead into
+// a loop is derived from the loop's classification, walking only the
+// tokens whose walks never meet the loop's (the positions of a key that
+// must not be one of some names: derive.go), and the configurations a walk
+// builds are kept for the next classification of the same grammar. Compiled.Warm, WarmNext and WarmWithin
 // classify nodes ahead of the matchers, and IndexStats counts the work
 // done on the decode path and ahead of it.
 //

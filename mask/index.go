@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"math/bits"
 	"slices"
 	"sync"
@@ -209,6 +210,10 @@ func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int)
 		work += a.work
 	}
 	putWalk(p, a)
+	if !ok && !p.HasBytes(n) {
+		// A reference (derive.go) too tangled to walk: none.
+		return &nodeIndex{err: errNoReference}, work
+	}
 	if !ok {
 		var w int
 		x, w = classifyStackWork(p, v, n, st, stride)
@@ -216,6 +221,10 @@ func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int)
 	}
 	return x, work
 }
+
+// errNoReference marks the classification of a node without bytes whose
+// walk met too many configurations: nothing is derived from it.
+var errNoReference = errors.New("mask: no classification to derive from")
 
 // classifyStack classifies the sorted vocabulary from node n by running
 // every token through the pushdown state st, reusing the walk of the

@@ -49,20 +49,22 @@ type walkDFA struct {
 	pair        []int16 // scratch for byteClasses, -1 when unused
 	paired      []uint16
 
-	acc      []uint32 // accepted tokens, as a bitmask row
-	accepted []int32  // and as ids, while they are few (classify)
-	exits    []exitEntry
-	ranges   []exitRange
-	path     []int32  // path[d]: the state after d bytes of the current token
-	twin     []int32  // walkApart's: the state after d bytes from the loop
-	clean    []bool   // walkApart's: no rule may end along either walk so far
-	except   []uint32 // walkApart's: the tokens walked apart, as a row
+	acc          []uint32 // accepted tokens, as a bitmask row
+	accepted     []int32  // and as ids, while they are few (classify)
+	exits        []exitEntry
+	ranges       []exitRange
+	path         []int32     // path[d]: the state after d bytes of the current token
+	twin         []int32     // walkApart's: the state after d bytes from the loop
+	clean        []bool      // walkApart's: no rule may end along either walk so far
+	except       []uint32    // walkApart's: the tokens walked apart, as a row
+	refusedFirst byteset.Set // walkApart's: first bytes the start refuses and the reference takes
 
-	start     int32 // the state the walk starts from (reset, begin)
-	maxStates int   // grammar.Limits.WalkStates, lowered by tests
-	prunedAny bool  // some subtree was accepted without a walk (for tests)
-	chained   bool  // some subtree test followed a chain of distinct states (for tests)
-	work      int   // the last classification's work (see classify)
+	start     int32       // the state the walk starts from (reset, begin)
+	first     byteset.Set // the bytes start takes
+	maxStates int         // grammar.Limits.WalkStates, lowered by tests
+	prunedAny bool        // some subtree was accepted without a walk (for tests)
+	chained   bool        // some subtree test followed a chain of distinct states (for tests)
+	work      int         // the last classification's work (see classify)
 }
 
 const (
@@ -187,15 +189,35 @@ func (a *walkDFA) reset(p *pda.Program, n int32) {
 	a.safes = a.safes[:0]
 	a.ends, a.endStates = a.ends[:0], a.endStates[:0]
 	clear(a.ids)
-	a.start = a.intern([]pda.Top{{Node: n, Frame: -1}}, false)
+	a.begin(n)
 }
 
 // begin starts a walk from node n of the program a walks already, keeping
 // the configurations met so far (their successors are the program's, not
-// the walk's), and reports false where there is no room for n's.
+// the walk's), and reports false where there is no room for n's. A node
+// without bytes of its own starts from the tops it stands for (a rule
+// call's), as a reference of derive.go does.
 func (a *walkDFA) begin(n int32) bool {
-	a.start = a.intern([]pda.Top{{Node: n, Frame: -1}}, false)
-	return a.start >= 0
+	if a.p.HasBytes(n) {
+		a.start = a.intern([]pda.Top{{Node: n, Frame: -1}}, false)
+		a.first = *a.p.FirstBytes(n)
+		return a.start >= 0
+	}
+	tops, end := a.stp.Close(n)
+	if a.stp.Overflowed() {
+		a.start = stateFull
+		return false
+	}
+	if a.start = a.intern(tops, end); a.start < 0 {
+		return false
+	}
+	a.first = byteset.Set{}
+	for b := range 256 {
+		if a.next(a.start, byte(b)) >= 0 {
+			a.first.Add(byte(b))
+		}
+	}
+	return true
 }
 
 // numStates is the number of configurations the walk keeps.
@@ -716,7 +738,7 @@ func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool
 	a.path = append(a.path[:0], a.start)
 	a.prunedAny, a.chained = false, false
 	a.work = 0
-	first := a.p.FirstBytes(n)
+	first := &a.first
 	tr := v.Trie // one load, not one per use: the loop calls out between uses
 	ids := tr.IDs()
 	// The row costs a store per token put in it. Where the node's first

@@ -31,7 +31,12 @@ const wideShare = 16
 
 // isWide reports whether node n of p is wide.
 func isWide(p *pda.Program, v *vocabIndex, n int32) bool {
-	first := p.FirstBytes(n)
+	return startsWide(v, p.FirstBytes(n))
+}
+
+// startsWide reports whether the first bytes first start more than
+// 1/wideShare of the vocabulary's tokens.
+func startsWide(v *vocabIndex, first *byteset.Set) bool {
 	live := 0
 	for b := range 256 {
 		if first.Has(byte(b)) {
@@ -54,7 +59,7 @@ const maxWideWalk = 8
 // out the names' first letters, while its closure, which takes the names'
 // states in, keeps every byte but the quote and the backslash.
 func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, bool) {
-	if !isWide(a.p, v, n) {
+	if !startsWide(v, &a.first) {
 		return nil, false
 	}
 	// A chain is followed for chainCap characters at most: longer tokens,

@@ -38,6 +38,19 @@ func (s *Stepper) Reset(p *Program) {
 // result is then incomplete and must not be used.
 func (s *Stepper) Overflowed() bool { return s.over }
 
+// Close returns the configuration of a stack at node n with an unknown
+// caller, closed over rule calls and ends as Step closes the successors it
+// returns (for a node without bytes of its own, the tops it stands for),
+// and whether n's rule may end there. The slice is valid until the next
+// Step or Close; Overflowed reports a closure past the step work limit.
+func (s *Stepper) Close(n int32) ([]Top, bool) {
+	s.newGeneration()
+	s.over = false
+	out, end := s.closure(s.p, n, -1, s.out[:0])
+	s.out = s.merge(out)
+	return s.out, end
+}
+
 // Step consumes byte b from the configuration tops and returns the tops
 // reached, and whether some stack ended its bottom rule on the way (for a
 // configuration started with an unknown caller, as by State.ResetAt: the

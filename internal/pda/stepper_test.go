@@ -88,3 +88,31 @@ func stepperMatchesState(t *testing.T, p *Program, alphabet []byte, walk, minSte
 	}
 	assert.Greater(t, steps, minSteps)
 }
+
+// TestStepperClose checks that Close gives the configuration a byte leads
+// to: for every node m and byte b with a target n in m's rule, stepping
+// {m} on b reaches the stacks of Close(n), whether n has bytes of its own
+// or only calls rules.
+func TestStepperClose(t *testing.T) {
+	g := grammar.JSON()
+	p, err := Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	s := NewStepper(p)
+	checked := 0
+	for m := int32(0); m < int32(p.NumNodes()); m++ {
+		for b := range 256 {
+			n := p.Next(m, byte(b))
+			if n < 0 {
+				continue
+			}
+			stepped, end := s.Step([]Top{{Node: m, Frame: -1}}, byte(b))
+			want, wantEnd := stacks(stepped, &s.closer), end
+			closed, end := s.Close(n)
+			require.False(t, s.Overflowed())
+			assert.Equal(t, want, stacks(closed, &s.closer), "node %d on %q", m, rune(b))
+			assert.Equal(t, wantEnd, end, "node %d on %q", m, rune(b))
+			checked++
+		}
+	}
+	assert.Positive(t, checked)
+}
