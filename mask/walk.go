@@ -93,7 +93,8 @@ type loopInfo struct {
 	probed    bool          // succ and ascii are set
 	succ      int32         // the successor of most ASCII bytes (stateDead: none alive)
 	ascii     byteset.ASCII // the ASCII bytes that lead to succ
-	utf8      int8          // 0 untested, 1 every multi-byte UTF-8 character leads to succ (through live states), -1 not
+	charsDone bool          // chars is set
+	chars     charSet       // the multi-byte UTF-8 characters that lead to succ (through live states)
 }
 
 const loopVisits = 64
@@ -372,7 +373,7 @@ func (a *walkDFA) coversSubtree(s int32, r *toktrie.Rest) bool {
 		if li.succ < 0 || !na.SubsetOf(&li.ascii) {
 			return false
 		}
-		if r.NonASCII && !a.takesUTF8(s) {
+		if r.NonASCII && a.takesUTF8(s) != allChars {
 			return false
 		}
 		if li.succ == s {
@@ -384,17 +385,91 @@ func (a *walkDFA) coversSubtree(s int32, r *toktrie.Rest) bool {
 	return true
 }
 
-// takesUTF8 reports whether every multi-byte UTF-8 character leads s to
-// its successor (see loopInfo), computing it on first use.
-func (a *walkDFA) takesUTF8(s int32) bool {
-	if a.loops[s].utf8 == 0 {
-		ok := a.leadsUTF8(s, a.loops[s].succ)
-		a.loops[s].utf8 = -1 // leadsUTF8 may have grown a.loops
-		if ok {
-			a.loops[s].utf8 = 1
+// takesUTF8 returns the multi-byte UTF-8 characters that lead s to its
+// successor (see loopInfo), computing them on first use.
+func (a *walkDFA) takesUTF8(s int32) charSet {
+	if !a.loops[s].charsDone {
+		cs := a.charsTo(s, a.loops[s].succ)
+		a.loops[s].charsDone, a.loops[s].chars = true, cs // after charsTo, which may grow a.loops
+	}
+	return a.loops[s].chars
+}
+
+// charSet is a set of multi-byte UTF-8 characters by their utf8Seqs entry:
+// bit i holds the characters of utf8Seqs[i]. Where not every character
+// moves a pattern on alike (ECMAScript counts a character outside the
+// Basic Multilingual Plane as two), the others may still be taken whole.
+type charSet uint8
+
+// allChars holds every multi-byte UTF-8 character (utf8Seqs has eight
+// entries).
+const allChars charSet = 0xFF
+
+// seqOf returns the utf8Seqs entry of the characters lead byte b starts,
+// or -1 where b starts none.
+func seqOf(b byte) int {
+	switch {
+	case b >= 0xC2 && b <= 0xDF:
+		return 0
+	case b == 0xE0:
+		return 1
+	case b >= 0xE1 && b <= 0xEC:
+		return 2
+	case b == 0xED:
+		return 3
+	case b == 0xEE || b == 0xEF:
+		return 4
+	case b == 0xF0:
+		return 5
+	case b >= 0xF1 && b <= 0xF3:
+		return 6
+	case b == 0xF4:
+		return 7
+	}
+	return -1
+}
+
+// takesHigh reports whether byte b, from 0x80 up, may be in a token made of
+// cs's characters: a lead byte where cs holds its characters, any other
+// (a continuation, or a byte UTF-8 never has) where cs holds some, since a
+// token of whole characters has such bytes only inside them.
+func (cs charSet) takesHigh(b byte) bool {
+	if k := seqOf(b); k >= 0 {
+		return cs&(1<<k) != 0
+	}
+	return cs != 0
+}
+
+// charsTo returns the multi-byte UTF-8 characters that all lead from s to
+// u, through states that are alive, by utf8Seqs entry.
+func (a *walkDFA) charsTo(s, u int32) charSet {
+	var cs charSet
+seqs:
+	for i, seq := range utf8Seqs {
+		a.set = append(a.set[:0], s)
+		for _, r := range seq {
+			n := len(a.set)
+			for _, y := range a.set[:n] {
+				for b := int(r[0]); b <= int(r[1]); b++ {
+					if b > int(r[0]) && a.cls[int(y)<<8|b] == a.cls[int(y)<<8|(b-1)] {
+						continue // the same successor as the byte before
+					}
+					t := a.next(y, byte(b))
+					if t < 0 {
+						continue seqs
+					}
+					if !containsState(a.set[n:], t) {
+						a.set = append(a.set, t)
+					}
+				}
+			}
+			a.set = append(a.set[:0], a.set[n:]...)
+		}
+		if len(a.set) == 1 && a.set[0] == u {
+			cs |= 1 << i
 		}
 	}
-	return a.loops[s].utf8 > 0
+	return cs
 }
 
 // chainSet follows the chain of states s, succ(s), succ(succ(s)), ... (see
@@ -408,7 +483,7 @@ func (a *walkDFA) takesUTF8(s int32) bool {
 // without a quote, a backslash or a control byte, and the positions of a
 // maxLength every such token short enough.
 func (a *walkDFA) chainSet(s int32, r *toktrie.Rest) chain {
-	c := chain{ascii: byteset.ASCII{^uint64(0), ^uint64(0)}, utf8: true}
+	c := chain{ascii: byteset.ASCII{^uint64(0), ^uint64(0)}, chars: allChars}
 	a.chainStates = append(a.chainStates[:0], s)
 	for c.depth < int(r.Depth) {
 		if !a.loops[s].probed {
@@ -420,7 +495,7 @@ func (a *walkDFA) chainSet(s int32, r *toktrie.Rest) chain {
 		}
 		c.ascii[0] &= li.ascii[0]
 		c.ascii[1] &= li.ascii[1]
-		c.utf8 = c.utf8 && a.takesUTF8(s)
+		c.chars &= a.takesUTF8(s)
 		c.depth++
 		if li.succ == s {
 			c.depth, c.loop = int(r.Depth), true // every later character is the same test
@@ -440,7 +515,7 @@ func (a *walkDFA) chainSet(s int32, r *toktrie.Rest) chain {
 // whether a rule may end at one of its states after the first.
 type chain struct {
 	ascii byteset.ASCII
-	utf8  bool
+	chars charSet
 	depth int
 	loop  bool
 	last  int32
@@ -710,14 +785,6 @@ var utf8Seqs = [][][2]byte{
 	{{0xF0, 0xF0}, {0x90, 0xBF}, {0x80, 0xBF}, {0x80, 0xBF}},
 	{{0xF1, 0xF3}, {0x80, 0xBF}, {0x80, 0xBF}, {0x80, 0xBF}},
 	{{0xF4, 0xF4}, {0x80, 0x8F}, {0x80, 0xBF}, {0x80, 0xBF}},
-}
-
-// leadsUTF8 reports whether every multi-byte UTF-8 character leads from s
-// to u, through states that are alive.
-func (a *walkDFA) leadsUTF8(s, u int32) bool {
-	var ok bool
-	a.set2, ok = a.utf8Ends(s, a.set2[:0])
-	return ok && len(a.set2) == 1 && a.set2[0] == u
 }
 
 func containsState(set []int32, s int32) bool {

@@ -66,12 +66,12 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, 
 	// which are few, are walked.
 	root := toktrie.Rest{Depth: chainCap}
 	c := a.chainSet(a.start, &root)
-	chained := wideSet{ascii: c.ascii, utf8: c.utf8, limit: -1}
+	chained := wideSet{ascii: c.ascii, chars: c.chars, limit: -1}
 	switch {
 	case c.loop:
 	case c.depth == chainCap:
 		chained.limit, chained.walkLong = chainCap, true
-	case c.depth > 0 && !c.ends && a.refusesAll(c.last, &c.ascii, c.utf8):
+	case c.depth > 0 && !c.ends && a.refusesAll(c.last, &c.ascii, c.chars):
 		chained.limit = c.depth // longer tokens of those bytes die after the chain, refused
 	default:
 		chained = wideSet{} // nothing along the chain
@@ -86,7 +86,10 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, 
 	}
 	if cost*maxWideWalk*4 > v.Len() { // not clearly good: the closure may do better
 		sf := a.safe(a.start)
-		closed := wideSet{ascii: sf.ascii, utf8: sf.utf8, states: sf.closure, limit: -1}
+		closed := wideSet{ascii: sf.ascii, states: sf.closure, limit: -1}
+		if sf.utf8 {
+			closed.chars = allChars
+		}
 		if a.plan(v, &closed) && closed.cost < cost {
 			best = &closed
 		}
@@ -100,7 +103,7 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, 
 // plan fills in w's dirty and walked bytes and estimates the tokens it
 // would walk, reporting false where w is empty or the estimate is too high.
 func (a *walkDFA) plan(v *vocabIndex, w *wideSet) bool {
-	if w.ascii == (byteset.ASCII{}) && !w.utf8 {
+	if w.ascii == (byteset.ASCII{}) && w.chars == 0 {
 		return false
 	}
 	// The other bytes; the killers among them, which no state of the set
@@ -109,10 +112,10 @@ func (a *walkDFA) plan(v *vocabIndex, w *wideSet) bool {
 	for _, s := range w.states {
 		ends = ends || a.canEnd[s]
 	}
-	w.dirty, w.walked = byteKey{wholeUTF8: w.utf8}, byteKey{wholeUTF8: w.utf8}
+	w.dirty, w.walked = byteKey{wholeUTF8: w.chars != 0}, byteKey{wholeUTF8: w.chars != 0}
 	w.cost = 0
 	for b := range 256 {
-		if b < 0x80 && w.ascii.Has(byte(b)) || b >= 0x80 && w.utf8 {
+		if b < 0x80 && w.ascii.Has(byte(b)) || b >= 0x80 && w.chars.takesHigh(byte(b)) {
 			continue
 		}
 		w.dirty.bytes.Add(byte(b))
@@ -126,12 +129,12 @@ func (a *walkDFA) plan(v *vocabIndex, w *wideSet) bool {
 }
 
 // wideSet is a set of bytes that keeps a walk alive: the ASCII bytes, and
-// whole multi-byte characters where utf8 is set; the states they keep it
+// the whole multi-byte characters of chars; the states they keep it
 // in; how many characters they are good for (-1: any number), and whether
 // the tokens longer than that must be walked (else they are refused).
 type wideSet struct {
 	ascii    byteset.ASCII
-	utf8     bool
+	chars    charSet
 	states   []int32
 	limit    int
 	walkLong bool
@@ -254,7 +257,7 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeI
 // a clean token of w can start with.
 func (a *walkDFA) takesFirst(first *byteset.Set, w *wideSet) bool {
 	for b := range 256 {
-		clean := b < 0x80 && w.ascii.Has(byte(b)) || w.utf8 && b >= 0xC2 && b <= 0xF4
+		clean := b < 0x80 && w.ascii.Has(byte(b)) || seqOf(byte(b)) >= 0 && w.chars.takesHigh(byte(b))
 		if clean && !first.Has(byte(b)) {
 			return false
 		}
@@ -291,11 +294,11 @@ func (a *walkDFA) refusedBy(states []int32, b byte) bool {
 	return true
 }
 
-// refusesAll reports whether state s refuses every byte of ascii and, with
-// utf8, every byte that starts a multi-byte character.
-func (a *walkDFA) refusesAll(s int32, ascii *byteset.ASCII, utf8 bool) bool {
+// refusesAll reports whether state s refuses every byte of ascii and
+// every byte that starts a character of chars.
+func (a *walkDFA) refusesAll(s int32, ascii *byteset.ASCII, chars charSet) bool {
 	for b := range 256 {
-		if (b < 0x80 && ascii.Has(byte(b)) || utf8 && b >= 0xC2 && b <= 0xF4) && a.next(s, byte(b)) >= 0 {
+		if (b < 0x80 && ascii.Has(byte(b)) || seqOf(byte(b)) >= 0 && chars.takesHigh(byte(b))) && a.next(s, byte(b)) >= 0 {
 			return false
 		}
 	}

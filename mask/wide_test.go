@@ -35,6 +35,10 @@ func wideGrammars(t *testing.T) map[string]*grammar.Grammar {
 		`{"type":"object","properties":{"n":{"type":"integer"},"tags":{"type":"array","items":{"enum":["red","green","日本"]}},"d":{"type":"string","format":"date-time"}}}`,
 		`{"type":"string","pattern":"^[А-Яа-я ]+$"}`,
 		`{"type":"object","patternProperties":{"^x-[a-z]+$":{"type":"string"}},"additionalProperties":false}`,
+		// ECMAScript's "." counts a character outside the Basic
+		// Multilingual Plane as two: its positions take the others alike.
+		`{"type":"object","patternProperties":{"^.{1,40}$":{}}}`,
+		`{"type":"string","pattern":"^.{2,30}$"}`,
 	} {
 		g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		require.NoError(t, err, schema)
