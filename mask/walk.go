@@ -395,15 +395,15 @@ func (a *walkDFA) takesUTF8(s int32) charSet {
 	return a.loops[s].chars
 }
 
-// charSet is a set of multi-byte UTF-8 characters by their utf8Seqs entry:
-// bit i holds the characters of utf8Seqs[i]. Where not every character
-// moves a pattern on alike (ECMAScript counts a character outside the
-// Basic Multilingual Plane as two), the others may still be taken whole.
-type charSet uint8
+// charSet is a set of multi-byte UTF-8 characters by their lead byte: bit
+// b-0xC0 holds the characters lead byte b starts. Where not every
+// character moves a pattern on alike (ECMAScript counts a character
+// outside the Basic Multilingual Plane as two, and "." takes neither
+// U+2028 nor U+2029), the others may still be taken whole.
+type charSet uint64
 
-// allChars holds every multi-byte UTF-8 character (utf8Seqs has eight
-// entries).
-const allChars charSet = 0xFF
+// allChars holds every multi-byte UTF-8 character: lead bytes C2 to F4.
+const allChars charSet = (1<<(0xF4-0xC0+1) - 1) &^ (1<<(0xC2-0xC0) - 1)
 
 // seqOf returns the utf8Seqs entry of the characters lead byte b starts,
 // or -1 where b starts none.
@@ -434,42 +434,75 @@ func seqOf(b byte) int {
 // (a continuation, or a byte UTF-8 never has) where cs holds some, since a
 // token of whole characters has such bytes only inside them.
 func (cs charSet) takesHigh(b byte) bool {
-	if k := seqOf(b); k >= 0 {
-		return cs&(1<<k) != 0
+	if seqOf(b) >= 0 {
+		return cs&(1<<(b-0xC0)) != 0
 	}
 	return cs != 0
 }
 
 // charsTo returns the multi-byte UTF-8 characters that all lead from s to
-// u, through states that are alive, by utf8Seqs entry.
+// u, through states that are alive, by lead byte. Lead bytes of one class
+// of s and one utf8Seqs entry have one answer.
 func (a *walkDFA) charsTo(s, u int32) charSet {
 	var cs charSet
-seqs:
-	for i, seq := range utf8Seqs {
-		a.set = append(a.set[:0], s)
-		for _, r := range seq {
-			n := len(a.set)
-			for _, y := range a.set[:n] {
-				for b := int(r[0]); b <= int(r[1]); b++ {
-					if b > int(r[0]) && a.cls[int(y)<<8|b] == a.cls[int(y)<<8|(b-1)] {
-						continue // the same successor as the byte before
-					}
-					t := a.next(y, byte(b))
-					if t < 0 {
-						continue seqs
-					}
-					if !containsState(a.set[n:], t) {
-						a.set = append(a.set, t)
-					}
-				}
-			}
-			a.set = append(a.set[:0], a.set[n:]...)
+	prev, prevOK := -1, false
+	for b := 0xC2; b <= 0xF4; b++ {
+		k := seqOf(byte(b))
+		same := b > 0xC2 && seqOf(byte(b-1)) == k && a.cls[int(s)<<8|b] == a.cls[int(s)<<8|(b-1)]
+		if !same || prev < 0 {
+			t, ok := a.leadEnd(s, byte(b), k)
+			prevOK = ok && t == u
 		}
-		if len(a.set) == 1 && a.set[0] == u {
-			cs |= 1 << i
+		prev = b
+		if prevOK {
+			cs |= 1 << (b - 0xC0)
 		}
 	}
 	return cs
+}
+
+// leadEnd returns the state every character with lead byte b (of
+// utf8Seqs[k]) leads s to, through live states, where there is one.
+func (a *walkDFA) leadEnd(s int32, b byte, k int) (int32, bool) {
+	t := a.next(s, b)
+	if t < 0 {
+		return stateDead, false
+	}
+	return a.rangesEnd(t, utf8Seqs[k][1:])
+}
+
+// seqEnd returns the state every character of utf8Seqs[k] leads s to,
+// through live states, where there is one.
+func (a *walkDFA) seqEnd(s int32, k int) (int32, bool) {
+	return a.rangesEnd(s, utf8Seqs[k])
+}
+
+// rangesEnd returns the state every byte string of the ranges (one byte
+// of each) leads s to, through live states, where there is one.
+func (a *walkDFA) rangesEnd(s int32, ranges [][2]byte) (int32, bool) {
+	a.set = append(a.set[:0], s)
+	for _, r := range ranges {
+		n := len(a.set)
+		for _, y := range a.set[:n] {
+			for b := int(r[0]); b <= int(r[1]); b++ {
+				if b > int(r[0]) && a.cls[int(y)<<8|b] == a.cls[int(y)<<8|(b-1)] {
+					continue // the same successor as the byte before
+				}
+				t := a.next(y, byte(b))
+				if t < 0 {
+					return stateDead, false
+				}
+				if !containsState(a.set[n:], t) {
+					a.set = append(a.set, t)
+				}
+			}
+		}
+		a.set = append(a.set[:0], a.set[n:]...)
+	}
+	if len(a.set) != 1 {
+		return stateDead, false
+	}
+	return a.set[0], true
 }
 
 // chainSet follows the chain of states s, succ(s), succ(succ(s)), ... (see
@@ -489,13 +522,16 @@ func (a *walkDFA) chainSet(s int32, r *toktrie.Rest) chain {
 		if !a.loops[s].probed {
 			a.probe(s)
 		}
-		li := &a.loops[s]
-		if li.succ < 0 || c.ascii[0]&li.ascii[0]|c.ascii[1]&li.ascii[1] == 0 {
+		if a.loops[s].succ < 0 {
 			break
 		}
-		c.ascii[0] &= li.ascii[0]
-		c.ascii[1] &= li.ascii[1]
-		c.chars &= a.takesUTF8(s)
+		chars := c.chars & a.takesUTF8(s)
+		li := &a.loops[s] // after takesUTF8, which may grow a.loops
+		ascii := byteset.ASCII{c.ascii[0] & li.ascii[0], c.ascii[1] & li.ascii[1]}
+		if ascii == (byteset.ASCII{}) && chars == 0 {
+			break
+		}
+		c.ascii, c.chars = ascii, chars
 		c.depth++
 		if li.succ == s {
 			c.depth, c.loop = int(r.Depth), true // every later character is the same test
@@ -558,6 +594,17 @@ func (a *walkDFA) probe(s int32) {
 	for b, t := range next {
 		if t == li.succ && t >= 0 {
 			li.ascii.Add(byte(b))
+		}
+	}
+	if li.succ == stateDead {
+		// No ASCII byte leads on (a class of characters outside ASCII):
+		// the successor is where the commonest multi-byte characters lead,
+		// all alike.
+		for _, k := range [...]int{2, 0, 4, 6} { // E1-EC, C2-DF, EE-EF, F1-F3
+			if u, ok := a.seqEnd(s, k); ok {
+				a.loops[s].succ = u
+				break
+			}
 		}
 	}
 }
