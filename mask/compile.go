@@ -26,6 +26,7 @@ type Compiled struct {
 	uniq   *uniqueIndex // rules with distinct items; nil without any
 
 	index   []atomic.Pointer[nodeIndex]
+	near    []atomic.Int32          // per node: 1 near its rule's end (within.go), -1 not, 0 unknown
 	mu      sync.Mutex              // guards busy
 	busy    map[int32]chan struct{} // nodes being classified, closed when done
 	warm    warmOrder               // the order Warm classifies nodes in
@@ -109,6 +110,7 @@ func newCompiled(prog *pda.Program, vocab *tokenizer.Vocab) *Compiled {
 		voc:    indexVocab(vocab),
 		stride: WordsPerRow(vocab.Size()),
 		index:  make([]atomic.Pointer[nodeIndex], prog.NumNodes()),
+		near:   make([]atomic.Int32, prog.NumNodes()),
 	}
 	c.states.New = func() any { return pda.NewState(prog) }
 	if prog.HasUnique() {
@@ -129,7 +131,7 @@ func (c *Compiled) VocabSize() int { return c.vocab.Size() }
 // between the grammars of a vocabulary are counted once, by
 // SharedIndexBytes.
 func (c *Compiled) MemoryBytes() int {
-	return c.prog.MemoryBytes() + 8*len(c.index) + int(c.indexed.Load()) + c.tok.memoryBytes() + c.warm.memoryBytes()
+	return c.prog.MemoryBytes() + 12*len(c.index) + int(c.indexed.Load()) + c.tok.memoryBytes() + c.warm.memoryBytes()
 }
 
 // nodeIndex returns node n's classification, computing it on first use.

@@ -20,7 +20,10 @@
 // a loop is derived from the loop's classification, walking only the
 // tokens whose walks never meet the loop's (the positions of a key that
 // must not be one of some names: derive.go), and the configurations a walk
-// builds are kept for the next classification of the same grammar. Compiled.Warm, WarmNext and WarmWithin
+// builds are kept for the next classification of the same grammar. A node a
+// few characters before its rule's end, which nearly every token runs past
+// (a position near the end of a long string's chunk), is classified with
+// the node its rule returns to, once per shape of that node (within.go). Compiled.Warm, WarmNext and WarmWithin
 // classify nodes ahead of the matchers, and IndexStats counts the work
 // done on the decode path and ahead of it.
 //

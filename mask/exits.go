@@ -59,6 +59,7 @@ type exitCache struct {
 	class  map[int32]int32   // return node -> shape class, -1 when too large
 	shapes map[string]int32  // shape -> class
 	sets   map[exitKey]*exitSet
+	within map[exitKey]*nodeIndex // near-end nodes' classifications by return shape (within.go)
 }
 
 // returnClass returns the shape class of return node r, or -1 when its

@@ -19,8 +19,10 @@ import (
 
 // TestShapedExitsMatchReference decodes strings longer than 256 characters
 // under a large maxLength, whose 64-character chunks end inside the string:
-// there nearly every token leaves the chunk's rule and is decided once per
-// caller shape (exits.go). Every mask from the chunks on is checked against
+// there nearly every token leaves the chunk's rule, so those positions are
+// classified within their return node's shape (within.go) or, with that
+// off, their uncertain tokens are decided once per caller shape (exits.go):
+// both ways are run. Every mask from the chunks on is checked against
 // the per-token reference, on two matchers (the second meets the verdicts
 // the first kept) and under callers that close the string differently (an
 // array item, an object's last property, a property followed by another),
@@ -49,10 +51,7 @@ func TestShapedExitsMatchReference(t *testing.T) {
 	} else {
 		voc = vocabtest.Core(t)
 	}
-	cases := []struct {
-		schema string
-		docs   []string // decoded in turn, each by a new matcher, twice over
-	}{
+	cases := []shapedCase{
 		{`{"type":"array","items":{"type":"string","maxLength":5000}}`,
 			[]string{`["` + long(n) + `", "` + long(n) + `"]`}},
 		{`{"type":"object","properties":{"a":{"type":"string","maxLength":5000},"b":{"type":"integer"}},"required":["a"],"additionalProperties":false}`,
@@ -68,6 +67,16 @@ func TestShapedExitsMatchReference(t *testing.T) {
 	}
 	enc, err := voc.Encoder()
 	require.NoError(t, err)
+	for _, within := range []bool{true, false} {
+		was := mask.ClassifyWithinReturns(within)
+		t.Cleanup(func() { mask.ClassifyWithinReturns(was) })
+		checkShapedExits(t, voc, enc, cases, within, every)
+	}
+}
+
+// checkShapedExits runs TestShapedExitsMatchReference's cases with
+// classifications within a return on or off.
+func checkShapedExits(t *testing.T, voc *tokenizer.Vocab, enc *tokenizer.Encoder, cases []shapedCase, within bool, every int) {
 	for _, tc := range cases {
 		g, _, err := jsonschema.Compile([]byte(tc.schema), jsonschema.Options{})
 		require.NoError(t, err)
@@ -89,8 +98,19 @@ func TestShapedExitsMatchReference(t *testing.T) {
 				require.NoError(t, checkDoc(c, bm, doc, enc.Encode(doc), every), "%s pass %d", tc.schema, pass)
 			}
 		}
-		require.Positive(t, mask.ShapedExits(c), "%s: no verdict was kept by caller shape", tc.schema)
+		if within {
+			require.Positive(t, mask.WithinIndexes(c), "%s: no chunk end was classified within its return", tc.schema)
+		} else {
+			require.Positive(t, mask.ShapedExits(c), "%s: no verdict was kept by caller shape", tc.schema)
+		}
 	}
+}
+
+// shapedCase is a schema and the documents decoded under it, each by a new
+// matcher, twice over.
+type shapedCase struct {
+	schema string
+	docs   []string
 }
 
 // checkDoc feeds doc's tokens ids to a new matcher of c, checking that each
@@ -122,10 +142,9 @@ func checkDoc(c *mask.Compiled, bm *mask.Bitmask, doc string, ids []int, every i
 	return nil
 }
 
-// TestChunkEndsDoNotAllocate checks the kept verdicts' path (exits.go) for
-// allocations: once a long string's chunk ends have been met, decoding it
-// again (the verdicts served, the dependent suffixes walked again) takes
-// none.
+// TestChunkEndsDoNotAllocate checks the path of kept classifications
+// within a return (within.go) for allocations: once a long string's chunk
+// ends have been met, decoding it again takes none.
 func TestChunkEndsDoNotAllocate(t *testing.T) {
 	voc := vocabtest.Core(t)
 	if race.Enabled {
@@ -143,6 +162,6 @@ func TestChunkEndsDoNotAllocate(t *testing.T) {
 	bm := mask.NewBitmask(1, voc.Size())
 	run := func() { decodeIDs(m, bm, ids) }
 	run()
-	require.Positive(t, mask.ShapedExits(c))
+	require.Positive(t, mask.WithinIndexes(c))
 	require.Zero(t, testing.AllocsPerRun(5, run))
 }

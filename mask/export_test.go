@@ -13,3 +13,20 @@ func ShapedExits(c *Compiled) int {
 	defer c.exits.mu.Unlock()
 	return len(c.exits.sets)
 }
+
+// ClassifyWithinReturns turns classifications within a return node's shape
+// (within.go) on or off, returning the previous setting. It is for tests
+// that run alone: it applies to every grammar at once.
+func ClassifyWithinReturns(on bool) bool {
+	was := classifyWithinReturns
+	classifyWithinReturns = on
+	return was
+}
+
+// WithinIndexes is the number of classifications c keeps of nodes near
+// their rule's end, within a return node's shape (within.go).
+func WithinIndexes(c *Compiled) int {
+	c.exits.mu.Lock()
+	defer c.exits.mu.Unlock()
+	return len(c.exits.within)
+}

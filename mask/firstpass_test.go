@@ -19,15 +19,15 @@ import (
 // maxMaskWork bounds the classification work one first-pass mask may pay for
 // on the decode path, in classify's steps (trie positions visited, bytes
 // stepped, exits recorded; for a wide node, tokens walked). On the schemas
-// below the largest mask takes 42,124 steps on Llama-3 and 55,529 on
-// Qwen3. It was 248,000 and 302,000 when this bound was 320,000 (the ends
-// of the chunks a long maxLength is cut into); before wide nodes were
-// classified from the vocabulary's rows 476,000 and 590,000, before chains
-// of states were followed through counted repetitions 785,000 and 950,000,
-// and a walk of every token to its end is over 1,000,000. The first mask
-// at a key of ^.{1,255}$ took 626,880 on Qwen3 until chains took the
-// characters that move them on by lead byte.
-const maxMaskWork = 64_000
+// below the largest mask takes 56,290 steps on Llama-3 and 60,895 on Qwen3
+// (the first position of a key of ^.{1,255}$), which took 129,859 and
+// 626,880 until chains took multi-byte characters by lead byte. When this
+// bound was 320,000, the ends of the chunks a long maxLength is cut into
+// took 248,000 and 302,000; before wide nodes were classified from the
+// vocabulary's rows 476,000 and 590,000, before chains of states were
+// followed through counted repetitions 785,000 and 950,000, and a walk of
+// every token to its end is over 1,000,000.
+const maxMaskWork = 80_000
 
 // TestFirstPassClassificationWork decodes the valid instances of fixed
 // MaskBench schemas token by token as the first request for each would, with

@@ -212,7 +212,7 @@ func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int)
 	putWalk(p, a)
 	if !ok && !p.HasBytes(n) {
 		// A reference (derive.go) too tangled to walk: none.
-		return &nodeIndex{err: errNoReference}, work
+		return &nodeIndex{err: errNoWalk}, work
 	}
 	if !ok {
 		var w int
@@ -222,9 +222,11 @@ func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int)
 	return x, work
 }
 
-// errNoReference marks the classification of a node without bytes whose
-// walk met too many configurations: nothing is derived from it.
-var errNoReference = errors.New("mask: no classification to derive from")
+// errNoWalk marks a classification that only a walk could make (of a node
+// without bytes, derive.go's reference, or within a return, within.go)
+// where the walk met more configurations than it keeps: the node's own
+// classification serves instead.
+var errNoWalk = errors.New("mask: too many configurations to classify by a walk")
 
 // classifyStack classifies the sorted vocabulary from node n by running
 // every token through the pushdown state st, reusing the walk of the

@@ -38,13 +38,23 @@ type Matcher struct {
 	hist       []histEntry
 	terminated bool
 	budget     budgetState
-	scratch    []uint32 // a row for checkSuffixesByShape
+	scratch    []uint32   // a row for checkSuffixesByShape
+	topx       []topIndex // FillBitmask's: each top's classification
 	// With distinct items (Compiled.uniq): the run through the open
 	// array, and its state before each step of hist.
 	uniq    uniqueRun
 	umarks  []uniqueMark
 	usearch []searchLevel // uniqueSearch's stack
 	ubyte   [1]byte
+}
+
+// topIndex is a stack top's classification in FillBitmask, and the frame
+// its uncertain tokens return into.
+type topIndex struct {
+	x      *nodeIndex
+	node   int32
+	frame  int32
+	within bool // x is classified within the top's return node (within.go)
 }
 
 type histEntry struct {
@@ -273,12 +283,25 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	// row is copied rather than added to a cleared one: one pass over the
 	// row, not two, for the many masks with one top.
 	clean := false
+	m.topx = m.topx[:0]
 	for _, t := range m.st.Tops() {
-		x := c.nodeIndex(t.Node)
+		// A node near its rule's end is classified with the node its rule
+		// returns to (within.go); its uncertain tokens then leave that
+		// node's rule, into the frame below.
+		var x *nodeIndex
+		f, within := t.Frame, false
+		if t.Frame >= 0 && c.nearEnd(t.Node) {
+			x, f = m.withinIndex(t.Node, t.Frame)
+			within = x != nil
+		}
+		if !within {
+			x, f = c.nodeIndex(t.Node), t.Frame
+		}
 		if x.err != nil {
 			clear(out)
 			return fmt.Errorf("mask: classifying node %d: %w", t.Node, x.err)
 		}
+		m.topx = append(m.topx, topIndex{x: x, node: t.Node, frame: f, within: within})
 		switch {
 		case x.dense != nil && clean:
 			orWords(out, x.dense)
@@ -298,11 +321,13 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	if !clean {
 		clear(out)
 	}
-	for _, t := range m.st.Tops() {
-		if t.Frame >= 0 {
-			if x := c.nodeIndex(t.Node); !m.checkSuffixesByShape(out, t.Node, x, t.Frame) {
-				m.checkSuffixes(out, x, t.Frame, nil)
-			}
+	for _, t := range m.topx {
+		switch {
+		case t.frame < 0:
+		case t.within:
+			m.checkSuffixes(out, t.x, t.frame, nil)
+		case !m.checkSuffixesByShape(out, t.node, t.x, t.frame):
+			m.checkSuffixes(out, t.x, t.frame, nil)
 		}
 	}
 	if err := m.st.Err(); err != nil {

@@ -221,6 +221,27 @@ func (a *walkDFA) begin(n int32) bool {
 	return true
 }
 
+// beginWithin starts a walk from node n whose rule returns to node ret
+// (the caller of ret's rule unknown), keeping the configurations met so
+// far, and reports false where there is no room for it.
+func (a *walkDFA) beginWithin(n, ret int32) bool {
+	tops, end := a.stp.CloseWithin(n, ret)
+	if a.stp.Overflowed() {
+		a.start = stateFull
+		return false
+	}
+	if a.start = a.intern(tops, end); a.start < 0 {
+		return false
+	}
+	a.first = byteset.Set{}
+	for b := range 256 {
+		if a.next(a.start, byte(b)) >= 0 {
+			a.first.Add(byte(b))
+		}
+	}
+	return true
+}
+
 // numStates is the number of configurations the walk keeps.
 func (a *walkDFA) numStates() int { return len(a.canEnd) }
 

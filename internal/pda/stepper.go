@@ -51,6 +51,18 @@ func (s *Stepper) Close(n int32) ([]Top, bool) {
 	return s.out, end
 }
 
+// CloseWithin is Close for a stack at node n whose rule returns to node
+// ret, with an unknown caller below ret's rule: the end it reports is that
+// of ret's rule.
+func (s *Stepper) CloseWithin(n, ret int32) ([]Top, bool) {
+	s.newGeneration()
+	s.over = false
+	f := s.intern(ret, -1)
+	out, end := s.closure(s.p, n, f, s.out[:0])
+	s.out = s.merge(out)
+	return s.out, end
+}
+
 // Step consumes byte b from the configuration tops and returns the tops
 // reached, and whether some stack ended its bottom rule on the way (for a
 // configuration started with an unknown caller, as by State.ResetAt: the

@@ -1,0 +1,144 @@
+package mask
+
+import (
+	"encoding/binary"
+
+	"github.com/reinlm/rein/tokenizer/toktrie"
+)
+
+// Classifications within a known return.
+//
+// A node a few characters before the end of its rule, where nearly every
+// token runs past that end (a position near the end of a 64-character
+// chunk of a long string), has tens of thousands of uncertain tokens with
+// an unknown caller: classifying it walks them all and records where each
+// leaves, 250,000 steps and 10-30 ms on the first mask there, and the
+// first mask for each caller shape then walks them again through the
+// caller (exits.go). Yet its callers look alike: the next chunk, or the
+// end of the string. So such a node (near its end: nearEnd) is classified
+// with the node its rule returns to, once per shape of the pair (shared by
+// the vocabulary's grammars like any shape), as if that node's rule were
+// its own: most tokens then run into the next chunk and are taken whole,
+// and the uncertain ones are the few that leave the caller's rule too,
+// decided against the frame below it.
+
+// classifyWithinReturns turns the classification of near-end nodes within
+// their return on; tests turn it off to check the path it replaces
+// (exits.go) on the nodes it was made for.
+var classifyWithinReturns = true
+
+// nearEnd reports whether node n is near its rule's end: a wide node at
+// which the rule cannot end, from which the chain of states most bytes lead
+// along (chainSet) reaches a rule end within chainCap characters, without
+// looping. It is computed once per node.
+func (c *Compiled) nearEnd(n int32) bool {
+	if !classifyWithinReturns {
+		return false
+	}
+	if x := c.near[n].Load(); x != 0 {
+		return x > 0
+	}
+	near := false
+	if c.prog.HasBytes(n) && c.prog.BytesToEnd(n) > 0 && isWide(c.prog, c.voc, n) {
+		a := takeWalk(c.prog, n)
+		if a.start >= 0 {
+			root := toktrie.Rest{Depth: chainCap}
+			ch := a.chainSet(a.start, &root)
+			near = !ch.loop && ch.ends
+		}
+		putWalk(c.prog, a)
+	}
+	x := int32(-1)
+	if near {
+		x = 1
+	}
+	c.near[n].Store(x)
+	return near
+}
+
+// withinIndex returns the classification of near-end node n for a stack
+// whose rule returns into frame f, and the frame its uncertain tokens
+// return into (the one below f), or nil where f has no sole return node,
+// where that node's shape is too large to describe, or where the walk met
+// more configurations than it keeps: the node's own classification serves
+// then.
+func (m *Matcher) withinIndex(n, f int32) (*nodeIndex, int32) {
+	r, below, ok := m.st.SoleReturn(f)
+	if !ok {
+		return nil, 0
+	}
+	c := m.c
+	cls := c.returnClass(r)
+	if cls < 0 {
+		return nil, 0
+	}
+	key := exitKey{n, cls}
+	c.exits.mu.Lock()
+	x := c.exits.within[key]
+	c.exits.mu.Unlock()
+	if x == nil {
+		x = c.classifyWithin(n, r)
+		c.exits.mu.Lock()
+		if c.exits.within == nil {
+			c.exits.within = map[exitKey]*nodeIndex{}
+		}
+		if y := c.exits.within[key]; y != nil {
+			x = y // another matcher got there first
+		} else {
+			c.exits.within[key] = x
+		}
+		c.exits.mu.Unlock()
+	}
+	if x.err != nil {
+		return nil, 0
+	}
+	return x, below
+}
+
+// classifyWithin classifies node n as if its rule's caller were return
+// node r (with an unknown caller below r's rule), or takes the
+// classification another grammar of the vocabulary made for a pair of the
+// same shapes. Where the walk meets more configurations than it keeps, the
+// index it returns holds errNoWalk.
+func (c *Compiled) classifyWithin(n, r int32) *nodeIndex {
+	var key []byte
+	if ns, ok := c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape); ok {
+		if rs, ok := c.prog.Shape(nil, r, c.voc.maxLen, maxSharedShape); ok {
+			// A node's own shape starts with its number, 0: this key, with
+			// the length of n's first, never equals one.
+			key = binary.AppendUvarint(nil, uint64(len(ns)))
+			key = append(append(key, ns...), rs...)
+		}
+	}
+	shareable := key != nil
+	if x := c.voc.shared.get(key, shareable); x != nil {
+		return x
+	}
+	a := takeWalk(c.prog, n)
+	var x *nodeIndex
+	work := 0
+	ok := a.beginWithin(n, r)
+	if ok {
+		x, ok = a.classifyWide(c.voc, n, c.stride)
+		work = a.work
+		if !ok {
+			x, ok = a.classify(c.voc, n, c.stride)
+			work += a.work
+		}
+	}
+	putWalk(c.prog, a)
+	c.stats.classified.Add(1)
+	c.stats.work.Add(int64(work))
+	classifications.Add(1)
+	if !ok {
+		return &nodeIndex{err: errNoWalk}
+	}
+	shared := false
+	if shareable {
+		x, shared = c.voc.shared.put(key, x)
+	}
+	if !shared {
+		c.indexed.Add(int64(x.sizeBytes()))
+	}
+	return x
+}
