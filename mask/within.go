@@ -77,7 +77,8 @@ func (m *Matcher) withinIndex(n, f int32) (*nodeIndex, int32) {
 	x := c.exits.within[key]
 	c.exits.mu.Unlock()
 	if x == nil {
-		x = c.classifyWithin(n, r)
+		var shared bool
+		x, shared = c.classifyWithin(n, r)
 		c.exits.mu.Lock()
 		if c.exits.within == nil {
 			c.exits.within = map[exitKey]*nodeIndex{}
@@ -86,6 +87,11 @@ func (m *Matcher) withinIndex(n, f int32) (*nodeIndex, int32) {
 			x = y // another matcher got there first
 		} else {
 			c.exits.within[key] = x
+			if !shared {
+				// A shared classification is charged to the vocabulary's
+				// cache, not to every grammar using it.
+				c.indexed.Add(int64(x.sizeBytes()))
+			}
 		}
 		c.exits.mu.Unlock()
 	}
@@ -98,9 +104,10 @@ func (m *Matcher) withinIndex(n, f int32) (*nodeIndex, int32) {
 // classifyWithin classifies node n as if its rule's caller were return
 // node r (with an unknown caller below r's rule), or takes the
 // classification another grammar of the vocabulary made for a pair of the
-// same shapes. Where the walk meets more configurations than it keeps, the
-// index it returns holds errNoWalk.
-func (c *Compiled) classifyWithin(n, r int32) *nodeIndex {
+// same shapes, and reports whether the vocabulary's cache holds it. Where
+// the walk meets more configurations than it keeps, the index it returns
+// holds errNoWalk.
+func (c *Compiled) classifyWithin(n, r int32) (*nodeIndex, bool) {
 	var key []byte
 	if ns, ok := c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape); ok {
 		if rs, ok := c.prog.Shape(nil, r, c.voc.maxLen, maxSharedShape); ok {
@@ -112,7 +119,7 @@ func (c *Compiled) classifyWithin(n, r int32) *nodeIndex {
 	}
 	shareable := key != nil
 	if x := c.voc.shared.get(key, shareable); x != nil {
-		return x
+		return x, true
 	}
 	a := takeWalk(c.prog, n)
 	var x *nodeIndex
@@ -131,14 +138,10 @@ func (c *Compiled) classifyWithin(n, r int32) *nodeIndex {
 	c.stats.work.Add(int64(work))
 	classifications.Add(1)
 	if !ok {
-		return &nodeIndex{err: errNoWalk}
+		return &nodeIndex{err: errNoWalk}, false
 	}
-	shared := false
-	if shareable {
-		x, shared = c.voc.shared.put(key, x)
+	if !shareable {
+		return x, false
 	}
-	if !shared {
-		c.indexed.Add(int64(x.sizeBytes()))
-	}
-	return x
+	return c.voc.shared.put(key, x)
 }
