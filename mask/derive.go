@@ -259,12 +259,7 @@ func (a *walkDFA) derived(v *vocabIndex, base *nodeIndex, stride int) *nodeIndex
 	if count > stride {
 		x.dense = slices.Clone(acc)
 	} else {
-		x.accepted = make([]int32, 0, count)
-		for w, word := range acc {
-			for ; word != 0; word &= word - 1 {
-				x.accepted = append(x.accepted, int32(w<<5+bits.TrailingZeros32(word)))
-			}
-		}
+		x.accepted = idsOf(acc, count)
 	}
 	// The suffixes: base's, in their order, without the tokens walked
 	// apart, merged with those tokens' own.

@@ -324,12 +324,7 @@ func newNodeIndex(v *vocabIndex, acc []uint32, list []int32, count int, exits []
 			}
 		}
 	} else {
-		x.accepted = make([]int32, 0, count)
-		for w, word := range acc {
-			for ; word != 0; word &= word - 1 {
-				x.accepted = append(x.accepted, int32(w<<5+bits.TrailingZeros32(word)))
-			}
-		}
+		x.accepted = idsOf(acc, count)
 	}
 	suffixOf := func(e exitEntry) []byte { return v.Token(int(e.pos))[e.at:] }
 	sortExits(exits, suffixOf)
@@ -350,6 +345,17 @@ func newNodeIndex(v *vocabIndex, acc []uint32, list []int32, count int, exits []
 	}
 	t.finish()
 	return x
+}
+
+// idsOf returns the ids of the count bits set in row, in increasing order.
+func idsOf(row []uint32, count int) []int32 {
+	ids := make([]int32, 0, count)
+	for w, word := range row {
+		for ; word != 0; word &= word - 1 {
+			ids = append(ids, int32(w<<5+bits.TrailingZeros32(word)))
+		}
+	}
+	return ids
 }
 
 func commonPrefix(a, b []byte) int {

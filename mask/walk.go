@@ -204,28 +204,20 @@ func (a *walkDFA) begin(n int32) bool {
 		a.first = *a.p.FirstBytes(n)
 		return a.start >= 0
 	}
-	tops, end := a.stp.Close(n)
-	if a.stp.Overflowed() {
-		a.start = stateFull
-		return false
-	}
-	if a.start = a.intern(tops, end); a.start < 0 {
-		return false
-	}
-	a.first = byteset.Set{}
-	for b := range 256 {
-		if a.next(a.start, byte(b)) >= 0 {
-			a.first.Add(byte(b))
-		}
-	}
-	return true
+	return a.beginAt(a.stp.Close(n))
 }
 
 // beginWithin starts a walk from node n whose rule returns to node ret
 // (the caller of ret's rule unknown), keeping the configurations met so
 // far, and reports false where there is no room for it.
 func (a *walkDFA) beginWithin(n, ret int32) bool {
-	tops, end := a.stp.CloseWithin(n, ret)
+	return a.beginAt(a.stp.CloseWithin(n, ret))
+}
+
+// beginAt starts a walk from the configuration tops (end: a rule may have
+// ended), which the Stepper just closed, and reports false where the
+// closure overflowed or there is no room for it.
+func (a *walkDFA) beginAt(tops []pda.Top, end bool) bool {
 	if a.stp.Overflowed() {
 		a.start = stateFull
 		return false
