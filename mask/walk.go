@@ -493,6 +493,16 @@ func (a *walkDFA) seqEnd(s int32, k int) (int32, bool) {
 // rangesEnd returns the state every byte string of the ranges (one byte
 // of each) leads s to, through live states, where there is one.
 func (a *walkDFA) rangesEnd(s int32, ranges [][2]byte) (int32, bool) {
+	if !a.rangesEnds(s, ranges) || len(a.set) != 1 {
+		return stateDead, false
+	}
+	return a.set[0], true
+}
+
+// rangesEnds leaves in a.set the states the byte strings of the ranges (one
+// byte of each) lead s to, and reports whether each leads through live
+// states.
+func (a *walkDFA) rangesEnds(s int32, ranges [][2]byte) bool {
 	a.set = append(a.set[:0], s)
 	for _, r := range ranges {
 		n := len(a.set)
@@ -503,7 +513,7 @@ func (a *walkDFA) rangesEnd(s int32, ranges [][2]byte) (int32, bool) {
 				}
 				t := a.next(y, byte(b))
 				if t < 0 {
-					return stateDead, false
+					return false
 				}
 				if !containsState(a.set[n:], t) {
 					a.set = append(a.set, t)
@@ -512,10 +522,7 @@ func (a *walkDFA) rangesEnd(s int32, ranges [][2]byte) (int32, bool) {
 		}
 		a.set = append(a.set[:0], a.set[n:]...)
 	}
-	if len(a.set) != 1 {
-		return stateDead, false
-	}
-	return a.set[0], true
+	return true
 }
 
 // chainSet follows the chain of states s, succ(s), succ(succ(s)), ... (see
@@ -793,27 +800,10 @@ func (a *walkDFA) utf8Ends(x int32, set []int32) ([]int32, bool) {
 	}
 	lo := int32(len(a.endStates))
 	ok := true
-seqs:
 	for _, seq := range utf8Seqs {
-		a.set = append(a.set[:0], x)
-		for _, r := range seq {
-			n := len(a.set)
-			for _, y := range a.set[:n] {
-				for b := int(r[0]); b <= int(r[1]); b++ {
-					if b > int(r[0]) && a.cls[int(y)<<8|b] == a.cls[int(y)<<8|(b-1)] {
-						continue // the same successor as the byte before
-					}
-					t := a.next(y, byte(b))
-					if t < 0 {
-						ok = false
-						break seqs
-					}
-					if !containsState(a.set[n:], t) {
-						a.set = append(a.set, t)
-					}
-				}
-			}
-			a.set = append(a.set[:0], a.set[n:]...)
+		if !a.rangesEnds(x, seq) {
+			ok = false
+			break
 		}
 		for _, t := range a.set {
 			if !containsState(a.endStates[lo:], t) {
