@@ -201,7 +201,9 @@ func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
 	// (derive.go): a loop, wide.
 	wide := !c.prog.HasBytes(n) || isWide(c.prog, c.voc, n)
 	if wide {
-		shape, shareable = c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape)
+		buf := takeShapeBuf()
+		defer putShapeBuf(buf)
+		shape, shareable = buf.describe(c, n)
 	}
 	x := c.voc.shared.get(shape, shareable)
 	shared := x != nil

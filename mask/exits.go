@@ -73,7 +73,9 @@ func (c *Compiled) returnClass(r int32) int32 {
 		return cls
 	}
 	cls = -1
-	if shape, ok := c.prog.Shape(nil, r, c.voc.maxLen, maxSharedShape); ok {
+	buf := takeShapeBuf()
+	defer putShapeBuf(buf)
+	if shape, ok := buf.describe(c, r); ok {
 		e.mu.Lock()
 		if e.shapes == nil {
 			e.shapes = map[string]int32{}

@@ -122,3 +122,25 @@ func (c *indexCache) put(shape []byte, x *nodeIndex) (*nodeIndex, bool) {
 	c.bytes += size
 	return x, true
 }
+
+// shapeBuf is a buffer a node's shape (pda.Program.Shape) is written into.
+// A shape is a key, copied only where a classification is stored under it;
+// the shape of a node of a long string is tens of kilobytes, which a mask
+// that only looks a classification up should not allocate (an allocation
+// on the decode path may be charged the collector's assist work).
+type shapeBuf struct{ b []byte }
+
+var shapeBufs = sync.Pool{New: func() any { return new(shapeBuf) }}
+
+func takeShapeBuf() *shapeBuf { return shapeBufs.Get().(*shapeBuf) }
+
+func putShapeBuf(s *shapeBuf) { shapeBufs.Put(s) }
+
+// describe writes the shape of node n of c's program into s, replacing what
+// s held, and returns it (valid until s is written again or put back) and
+// whether it is complete (see Shape).
+func (s *shapeBuf) describe(c *Compiled, n int32) ([]byte, bool) {
+	var ok bool
+	s.b, ok = c.prog.Shape(s.b[:0], n, c.voc.maxLen, maxSharedShape)
+	return s.b, ok
+}

@@ -109,12 +109,15 @@ func (m *Matcher) withinIndex(n, f int32) (*nodeIndex, int32) {
 // holds errNoWalk.
 func (c *Compiled) classifyWithin(n, r int32) (*nodeIndex, bool) {
 	var key []byte
-	if ns, ok := c.prog.Shape(nil, n, c.voc.maxLen, maxSharedShape); ok {
-		if rs, ok := c.prog.Shape(nil, r, c.voc.maxLen, maxSharedShape); ok {
+	nb, rb, kb := takeShapeBuf(), takeShapeBuf(), takeShapeBuf()
+	defer func() { putShapeBuf(nb); putShapeBuf(rb); putShapeBuf(kb) }()
+	if ns, ok := nb.describe(c, n); ok {
+		if rs, ok := rb.describe(c, r); ok {
 			// A node's own shape starts with its number, 0: this key, with
 			// the length of n's first, never equals one.
-			key = binary.AppendUvarint(nil, uint64(len(ns)))
+			key = binary.AppendUvarint(kb.b[:0], uint64(len(ns)))
 			key = append(append(key, ns...), rs...)
+			kb.b = key
 		}
 	}
 	shareable := key != nil
