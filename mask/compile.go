@@ -26,7 +26,8 @@ type Compiled struct {
 	uniq   *uniqueIndex // rules with distinct items; nil without any
 
 	index   []atomic.Pointer[nodeIndex]
-	near    []atomic.Int32          // per node: 1 near its rule's end (within.go), -1 not, 0 unknown
+	near    []atomic.Int32 // per node: 1 classified within its return (useWithin), -1 not, 0 undecided
+	missed  atomic.Pointer[missedShape]
 	mu      sync.Mutex              // guards busy
 	busy    map[int32]chan struct{} // nodes being classified, closed when done
 	warm    warmOrder               // the order Warm classifies nodes in
@@ -201,9 +202,13 @@ func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
 	// (derive.go): a loop, wide.
 	wide := !c.prog.HasBytes(n) || isWide(c.prog, c.voc, n)
 	if wide {
-		buf := takeShapeBuf()
+		buf, ok := c.takeMissedShape(n)
+		if buf == nil {
+			buf = takeShapeBuf()
+			_, ok = buf.describe(c, n)
+		}
 		defer putShapeBuf(buf)
-		shape, shareable = buf.describe(c, n)
+		shape, shareable = buf.b, ok
 	}
 	x := c.voc.shared.get(shape, shareable)
 	shared := x != nil
@@ -236,6 +241,42 @@ func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
 		c.indexed.Add(int64(x.sizeBytes()))
 	}
 	return x
+}
+
+// sharedIndex returns the classification another grammar of the
+// vocabulary, or this one, made for a node of wide node n's shape, making it
+// n's, or nil. On a miss it keeps n's shape for computeIndex, which will
+// need it next.
+func (c *Compiled) sharedIndex(n int32) *nodeIndex {
+	buf := takeShapeBuf()
+	shape, ok := buf.describe(c, n)
+	if x := c.voc.shared.get(shape, ok); x != nil {
+		putShapeBuf(buf)
+		c.index[n].CompareAndSwap(nil, x)
+		return c.index[n].Load()
+	}
+	if old := c.missed.Swap(&missedShape{n: n, buf: buf, ok: ok}); old != nil {
+		putShapeBuf(old.buf)
+	}
+	return nil
+}
+
+// missedShape is the shape of a node that sharedIndex did not find shared.
+type missedShape struct {
+	n   int32
+	buf *shapeBuf
+	ok  bool
+}
+
+// takeMissedShape returns the shape sharedIndex kept for node n, if it
+// kept n's last, and whether it is complete; the caller puts the buffer
+// back.
+func (c *Compiled) takeMissedShape(n int32) (*shapeBuf, bool) {
+	m := c.missed.Load()
+	if m == nil || m.n != n || !c.missed.CompareAndSwap(m, nil) {
+		return nil, false
+	}
+	return m.buf, m.ok
 }
 
 // indexStats counts the classifications made for a grammar.

@@ -290,7 +290,7 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 		// node's rule, into the frame below.
 		var x *nodeIndex
 		f, within := t.Frame, false
-		if t.Frame >= 0 && c.nearEnd(t.Node) {
+		if t.Frame >= 0 && c.useWithin(t.Node) {
 			x, f = m.withinIndex(t.Node, t.Frame)
 			within = x != nil
 		}

@@ -27,33 +27,49 @@ import (
 // (exits.go) on the nodes it was made for.
 var classifyWithinReturns = true
 
-// nearEnd reports whether node n is near its rule's end: a wide node at
-// which the rule cannot end, from which the chain of states most bytes lead
-// along (chainSet) reaches a rule end within chainCap characters, without
-// looping. It is computed once per node.
-func (c *Compiled) nearEnd(n int32) bool {
+// useWithin reports whether node n is to be classified within its return:
+// it is near its rule's end (chainEndsNear), and its own classification,
+// where this grammar or another one of the vocabulary has it already,
+// leaves at least minShapedExits tokens uncertain. Fewer are decided
+// through the caller at each mask for less than a classification within
+// costs the first time. So the near-end nodes of short strings, whose own
+// classifications are shared, cost a shape lookup, which their first mask
+// needs anyway, and not a walk along the chain. It is decided once per node.
+func (c *Compiled) useWithin(n int32) bool {
 	if !classifyWithinReturns {
 		return false
 	}
 	if x := c.near[n].Load(); x != 0 {
 		return x > 0
 	}
-	near := false
+	use := false
 	if c.prog.HasBytes(n) && c.prog.BytesToEnd(n) > 0 && isWide(c.prog, c.voc, n) {
-		a := takeWalk(c.prog, n)
-		if a.start >= 0 {
-			root := toktrie.Rest{Depth: chainCap}
-			ch := a.chainSet(a.start, &root)
-			near = !ch.loop && ch.ends
+		x := c.index[n].Load()
+		if x == nil {
+			x = c.sharedIndex(n)
 		}
-		putWalk(c.prog, a)
+		use = (x == nil || x.uncertain >= minShapedExits) && c.chainEndsNear(n)
 	}
 	x := int32(-1)
-	if near {
+	if use {
 		x = 1
 	}
 	c.near[n].Store(x)
-	return near
+	return use
+}
+
+// chainEndsNear reports whether, from wide node n, the chain of states most
+// bytes lead along (chainSet) reaches a rule end within chainCap
+// characters, without looping.
+func (c *Compiled) chainEndsNear(n int32) bool {
+	a := takeWalk(c.prog, n)
+	defer putWalk(c.prog, a)
+	if a.start < 0 {
+		return false
+	}
+	root := toktrie.Rest{Depth: chainCap}
+	ch := a.chainSet(a.start, &root)
+	return !ch.loop && ch.ends
 }
 
 // withinIndex returns the classification of near-end node n for a stack
