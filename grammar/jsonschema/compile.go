@@ -207,6 +207,7 @@ func newCompiler(ctx context.Context, opts Options) *compiler {
 		conjRule:   map[string]int{},
 		dnfMemo:    map[int][]*schema{},
 		inDNF:      map[int]bool{},
+		negMemo:    map[int][]*schema{},
 		names:      map[string]int{},
 		charMemo:   map[string]*grammar.Expr{},
 		regexes:    map[string]*pattern{},
@@ -235,7 +236,8 @@ type compiler struct {
 
 	dnfMemo    map[int][]*schema // node id -> its branches
 	inDNF      map[int]bool
-	synth      int // synthetic node ids, counting down from -3
+	negMemo    map[int][]*schema // node id -> the branches of its negation, by parts
+	synth      int               // synthetic node ids, counting down from -3
 	negNodes   map[string]*node
 	negAt      loc                   // the keyword (val) and pointer of the negation being built
 	keyRules   map[string]int        // key language -> rule of the quoted key

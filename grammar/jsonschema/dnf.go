@@ -112,14 +112,10 @@ func (c *compiler) negationDNF(n *node) ([]*schema, error) {
 	}
 	c.inDNF[n.id] = true
 	defer delete(c.inDNF, n.id)
-	d, err := c.conjDNF(n.neg, n.ptr)
-	if err != nil {
-		return nil, err
-	}
 	saved := c.negAt
 	c.negAt = n.negAt
 	defer func() { c.negAt = saved }()
-	neg, ok, err := c.negateBranches(d, n.ptr)
+	neg, ok, err := c.negateConj(n.neg, n.ptr)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +192,18 @@ func (c *compiler) nodeDNF(n *node) ([]*schema, error) {
 		case "anyOf":
 			f, err = c.anyOfDNF(n, v, k)
 		case "oneOf":
-			f, err = c.oneOfDNF(n, v)
+			// The alternatives are judged within what the node has
+			// gathered so far: base ∧ oneOf(A, B) is oneOf(base ∧ A,
+			// base ∧ B), and a property the node requires or an enum it
+			// narrows often makes alternatives disjoint that are not on
+			// their own.
+			if err := addBase(); err != nil {
+				return nil, err
+			}
+			if out, err = c.oneOfDNF(n, v, out); err != nil {
+				return nil, err
+			}
+			continue
 		case "not":
 			f, err = c.notDNF(n, v)
 		case "if":
@@ -240,6 +247,16 @@ func (c *compiler) nodeDNF(n *node) ([]*schema, error) {
 }
 
 func (c *compiler) refDNF(n, ref *node, kw string) ([]*schema, error) {
+	target, err := c.refTarget(n, ref, kw)
+	if err != nil || target == nil {
+		return []*schema{universal()}, err
+	}
+	return c.nodeDNF(target)
+}
+
+// refTarget returns the schema a reference keyword stands for, or nil
+// when it cannot be followed and Lenient mode lets it pass.
+func (c *compiler) refTarget(n, ref *node, kw string) (*node, error) {
 	if ref.kind != kindString {
 		return nil, c.errorf(n.ptr, kw, nil, "must be a string")
 	}
@@ -249,12 +266,9 @@ func (c *compiler) refDNF(n, ref *node, kw string) ([]*schema, error) {
 	}
 	target, ok := c.ix.staticRef(n.ptr, ref.str, kw, target)
 	if !ok {
-		if err := c.unsupported(n.ptr, kw, "%q may resolve to another schema depending on the dynamic scope, which cannot be followed", ref.str); err != nil {
-			return nil, err
-		}
-		return []*schema{universal()}, nil
+		return nil, c.unsupported(n.ptr, kw, "%q may resolve to another schema depending on the dynamic scope, which cannot be followed", ref.str)
 	}
-	return c.nodeDNF(target)
+	return target, nil
 }
 
 func (c *compiler) schemaList(n, v *node, kw string) ([]*node, error) {
@@ -300,11 +314,13 @@ func (c *compiler) anyOfDNF(n, v *node, kw string) ([]*schema, error) {
 	return out, nil
 }
 
-// oneOfDNF is anyOf when the alternatives are provably disjoint. Otherwise
-// each alternative is intersected with the negation of the others where the
+// oneOfDNF returns the branches of ctx ∧ oneOf, ctx being the branches
+// of what the node gathered before it. Within a context branch, oneOf is
+// anyOf when the alternatives are provably disjoint there. Otherwise each
+// alternative is intersected with the negation of the others where the
 // negation can be expressed; failing that, it is an error (or anyOf with a
 // warning in Lenient mode).
-func (c *compiler) oneOfDNF(n, v *node) ([]*schema, error) {
+func (c *compiler) oneOfDNF(n, v *node, ctx []*schema) ([]*schema, error) {
 	list, err := c.schemaList(n, v, "oneOf")
 	if err != nil {
 		return nil, err
@@ -318,12 +334,36 @@ func (c *compiler) oneOfDNF(n, v *node) ([]*schema, error) {
 	saved := c.negAt
 	c.negAt = loc{"oneOf", n.ptr}
 	defer func() { c.negAt = saved }()
+	var out []*schema
+	for _, o := range ctx {
+		d, err := c.oneOfWithin(n, o, alts)
+		if err != nil {
+			return nil, err
+		}
+		if out, err = c.union(out, d, n.ptr); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// oneOfWithin returns the branches of o ∧ oneOf(alts).
+func (c *compiler) oneOfWithin(n *node, o *schema, alts [][]*schema) ([]*schema, error) {
 	// Type by type: values of a type that two alternatives accept without
-	// any constraint of that type match both, so oneOf rejects them all.
+	// any constraint of that type beyond o's match both, so oneOf rejects
+	// them all.
 	var out []*schema
 	for _, t := range []types{jtNull, jtBool, jtInt, jtFrac, jtString, jtArray, jtObject} {
-		byAlt := make([][]*schema, len(alts))
-		universal := 0
+		if o.types&t == 0 {
+			continue
+		}
+		ot := o.clone()
+		ot.types = t
+		// raw[i] is alternative i alone, negated where exactly-one needs
+		// it; within[i] is it merged with o, where disjointness is judged.
+		raw := make([][]*schema, len(alts))
+		within := make([][]*schema, len(alts))
+		whole := 0
 		for i, bs := range alts {
 			for _, b := range bs {
 				if b.types&t == 0 {
@@ -331,42 +371,56 @@ func (c *compiler) oneOfDNF(n, v *node) ([]*schema, error) {
 				}
 				r := b.clone()
 				r.types = t
-				byAlt[i] = append(byAlt[i], r)
+				raw[i] = append(raw[i], r)
 			}
-			if universalIn(byAlt[i], t) {
-				universal++
+			var err error
+			if within[i], err = c.product([]*schema{ot}, raw[i], n.ptr); err != nil {
+				return nil, err
+			}
+			if containsBranch(within[i], ot) {
+				whole++
 			}
 		}
-		if universal >= 2 {
+		if whole >= 2 {
 			continue
 		}
-		for i := range byAlt {
-			branch := byAlt[i]
-			for j := range byAlt {
-				if i == j || len(branch) == 0 || len(byAlt[j]) == 0 {
+		for i := range within {
+			branch := within[i]
+			// The alternatives branch may share values with: it is
+			// intersected with the complement of their union, negated at
+			// once so that a tagged union is negated by cases.
+			var others []*schema
+			first := -1
+			for j := range within {
+				if i == j || len(branch) == 0 || len(within[j]) == 0 {
 					continue
 				}
-				disjoint, err := c.disjointSets(branch, byAlt[j], 0)
+				disjoint, err := c.disjointSets(branch, within[j], 0)
 				if err != nil {
 					return nil, err
 				}
-				if disjoint {
-					continue
-				}
-				neg, ok, err := c.negateBranches(byAlt[j], n.ptr)
-				if err != nil {
-					return nil, err
-				}
-				if !ok {
-					if err := c.unsupported(n.ptr, "oneOf", "alternatives %d and %d may overlap, and exactly-one cannot be enforced (treated as anyOf)", i, j); err != nil {
-						return nil, err
+				if !disjoint {
+					others = append(others, raw[j]...)
+					if first < 0 {
+						first = j
 					}
-					continue
 				}
-				if branch, err = c.product(branch, neg, n.ptr); err != nil {
+			}
+			if first >= 0 {
+				neg, ok, err := c.negateBranches(others, n.ptr)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					branch, err = c.product(branch, neg, n.ptr)
+				} else {
+					err = c.unsupported(n.ptr, "oneOf", "alternatives %d and %d may overlap, and exactly-one cannot be enforced (treated as anyOf)", i, c.firstUnnegatable(within, raw, i, first))
+				}
+				if err != nil {
 					return nil, err
 				}
 			}
+			var err error
 			if out, err = c.union(out, branch, n.ptr); err != nil {
 				return nil, err
 			}
@@ -375,11 +429,30 @@ func (c *compiler) oneOfDNF(n, v *node) ([]*schema, error) {
 	return out, nil
 }
 
-// universalIn reports whether some branch accepts every value of type t.
-func universalIn(bs []*schema, t types) bool {
-	u := universal()
-	u.types = t
-	k := u.key()
+// firstUnnegatable returns the first alternative from first on, other
+// than i, that may overlap alternative i and has a branch whose negation
+// cannot be expressed (first if none is found).
+func (c *compiler) firstUnnegatable(within, raw [][]*schema, i, first int) int {
+	for j := first; j < len(raw); j++ {
+		if j == i || len(within[j]) == 0 {
+			continue
+		}
+		if disjoint, err := c.disjointSets(within[i], within[j], 0); err != nil || disjoint {
+			continue
+		}
+		for _, b := range raw[j] {
+			if _, ok, err := c.negateBranch(b); err == nil && !ok {
+				return j
+			}
+		}
+	}
+	return first
+}
+
+// containsBranch reports whether bs holds a branch equal to s, one that
+// accepts every value s does.
+func containsBranch(bs []*schema, s *schema) bool {
+	k := s.key()
 	for _, b := range bs {
 		if b.key() == k {
 			return true
@@ -389,14 +462,10 @@ func universalIn(bs []*schema, t types) bool {
 }
 
 func (c *compiler) notDNF(n, v *node) ([]*schema, error) {
-	d, err := c.nodeDNF(v)
-	if err != nil {
-		return nil, err
-	}
 	saved := c.negAt
 	c.negAt = loc{"not", n.ptr}
 	defer func() { c.negAt = saved }()
-	neg, ok, err := c.negateBranches(d, n.ptr)
+	neg, ok, err := c.negateConj(conj{v}, n.ptr)
 	if err != nil {
 		return nil, err
 	}

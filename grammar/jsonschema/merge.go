@@ -85,6 +85,12 @@ func (c *compiler) merge(a, b *schema) (*schema, error) {
 			s.required = append(s.required, r)
 		}
 	}
+	for _, r := range s.required {
+		// A required property whose value can be nothing.
+		if i := s.prop(r); i >= 0 && s.props[i].conj.isFalse() {
+			return nil, nil
+		}
+	}
 	s.groups = append(s.groups, b.groups...)
 	s.keyOutside = append(s.keyOutside, b.keyOutside...)
 	s.propNames = s.propNames.and(b.propNames...)

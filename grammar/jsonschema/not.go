@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"errors"
 	"math/big"
 	"slices"
 
@@ -90,10 +91,204 @@ func (c *compiler) excludeLiterals(s *schema, e *grammar.Expr, kind kind) (*gram
 	return c.or(alts...), nil
 }
 
+// negateConj returns the branches of the complement of cj. It negates cj's
+// normalized branches; where they are too many to negate, or one of them
+// cannot be negated, it negates cj part by part instead (negateNode):
+// ¬(A ∧ ¬B) is ¬A ∨ B whether or not B can be negated, and a union of
+// negated parts grows as their sum, not their product.
+func (c *compiler) negateConj(cj conj, ptr string) ([]*schema, bool, error) {
+	neg, ok, err := c.negateNormalized(cj, ptr)
+	if ok || err != nil && !errors.Is(err, grammar.ErrLimit) {
+		return neg, ok, err
+	}
+	var parts []*schema
+	for _, n := range cj {
+		d, pok, perr := c.negateNode(n)
+		if perr == nil && pok {
+			parts, perr = c.union(parts, d, ptr)
+		}
+		if perr != nil || !pok {
+			// The first way's answer stands.
+			return nil, false, err
+		}
+	}
+	return parts, true, nil
+}
+
+func (c *compiler) negateNormalized(cj conj, ptr string) ([]*schema, bool, error) {
+	d, err := c.conjDNF(cj, ptr)
+	if err != nil {
+		return nil, false, err
+	}
+	return c.negateBranches(d, ptr)
+}
+
+// negateNode returns the branches of the complement of one schema node,
+// found from its parts: a value fails the node when it fails its own
+// keywords or one of its allOf, $ref or not subschemas, or every anyOf
+// subschema. oneOf, if/then/else and dependencies are negated as wholes,
+// and a node whose parts cannot be told apart (unevaluated keywords) is
+// negated normalized.
+func (c *compiler) negateNode(n *node) ([]*schema, bool, error) {
+	if d, ok := c.negMemo[n.id]; ok {
+		return d, true, nil
+	}
+	if n.neg != nil {
+		d, err := c.conjDNF(n.neg, n.ptr)
+		return d, err == nil, err
+	}
+	if n.kind == kindBool {
+		if n.b {
+			return nil, true, nil
+		}
+		return []*schema{universal()}, true, nil
+	}
+	if ref := n.get("$ref"); ref != nil && n.draft <= 7 && !c.inDNF[n.id] {
+		// Before 2019-09, $ref replaces the whole schema.
+		c.inDNF[n.id] = true
+		defer delete(c.inDNF, n.id)
+		return c.negateKeyword(n, "$ref", ref)
+	}
+	whole := n.kind != kindObject || c.inDNF[n.id] ||
+		n.get("unevaluatedProperties") != nil || n.get("unevaluatedItems") != nil
+	if whole {
+		return c.negateNormalized(conj{n}, n.ptr)
+	}
+	c.inDNF[n.id] = true
+	defer delete(c.inDNF, n.id)
+	c.depth++
+	defer func() { c.depth-- }()
+	if c.depth > c.opts.Limits.SchemaDepth {
+		return nil, false, c.limitf(n.ptr, "", "subschemas nest deeper than Limits.SchemaDepth (%d)", c.opts.Limits.SchemaDepth)
+	}
+	base, err := c.readKeywords(n)
+	if err != nil {
+		return nil, false, err
+	}
+	out, ok, err := c.negateBranch(base)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	for i, k := range n.keys {
+		d, ok, err := c.negateKeyword(n, k, n.vals[i])
+		if err == nil && ok {
+			out, err = c.union(out, d, n.ptr)
+		}
+		if err != nil || !ok {
+			return nil, ok, err
+		}
+	}
+	c.negMemo[n.id] = out
+	return out, true, nil
+}
+
+// negateKeyword returns the branches of the values that fail one
+// combinator keyword of n (none for other keywords).
+func (c *compiler) negateKeyword(n *node, k string, v *node) ([]*schema, bool, error) {
+	switch k {
+	case "$ref", "$dynamicRef", "$recursiveRef":
+		target, err := c.refTarget(n, v, k)
+		if err != nil || target == nil {
+			return nil, err == nil, err
+		}
+		return c.negateNode(target)
+	case "allOf", "anyOf":
+		list, err := c.schemaList(n, v, k)
+		if err != nil {
+			return nil, false, err
+		}
+		var out []*schema
+		if k == "anyOf" {
+			out = []*schema{universal()}
+		}
+		for _, e := range list {
+			d, ok, err := c.negateNode(e)
+			if err != nil || !ok {
+				return nil, ok, err
+			}
+			if k == "allOf" {
+				out, err = c.union(out, d, n.ptr)
+			} else {
+				out, err = c.product(out, d, n.ptr)
+			}
+			if err != nil {
+				return nil, false, err
+			}
+		}
+		return out, true, nil
+	case "not":
+		d, err := c.nodeDNF(v)
+		return d, err == nil, err
+	case "oneOf", "if", "dependentRequired", "dependentSchemas", "dependencies":
+		var d []*schema
+		var err error
+		switch k {
+		case "oneOf":
+			d, err = c.oneOfDNF(n, v, []*schema{universal()})
+		case "if":
+			d, err = c.ifDNF(n, v)
+		default:
+			d, err = c.dependenciesDNF(n, k, v)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return c.negateBranches(d, n.ptr)
+	}
+	return nil, true, nil
+}
+
 // negateBranches returns the branches of the complement of bs, or ok false
 // when some constraint's negation cannot be expressed.
+//
+// The complement of a union is the product of the branches' complements,
+// which grows as their sizes multiplied. Object branches that each require
+// one property d and give it pairwise disjoint schemas C_k (a tagged union:
+// "type": "Point", "type": "Polygon", ...) are negated by cases instead: a
+// value fails them all when it is no object, lacks d, or has a d outside
+// every C_k; or when its d is in C_k (so it fails every other branch) and
+// it fails branch k. That is as many branches as the parts add up to.
 func (c *compiler) negateBranches(bs []*schema, ptr string) ([]*schema, bool, error) {
+	tagged, d, rest, err := c.taggedBranches(bs)
+	if err != nil {
+		return nil, false, err
+	}
 	out := []*schema{universal()}
+	if tagged != nil {
+		outside := universal()
+		outside.ptr = ptr
+		p := prop{name: d, shadow: true}
+		for _, b := range tagged {
+			cj, err := c.propConj(b, d)
+			if err != nil {
+				return nil, false, err
+			}
+			p.conj = append(p.conj, c.negation(cj))
+		}
+		outside.props = []prop{p}
+		out = []*schema{outside}
+		for _, b := range tagged {
+			neg, ok, err := c.negateBranch(b)
+			if err != nil || !ok {
+				return nil, ok, err
+			}
+			cj, err := c.propConj(b, d)
+			if err != nil {
+				return nil, false, err
+			}
+			in := universal()
+			in.ptr, in.types, in.required = ptr, jtObject, []string{d}
+			in.props = []prop{{name: d, conj: cj, shadow: true}}
+			cases, err := c.product([]*schema{in}, neg, ptr)
+			if err != nil {
+				return nil, false, err
+			}
+			if out, err = c.union(out, cases, ptr); err != nil {
+				return nil, false, err
+			}
+		}
+		bs = rest
+	}
 	for _, b := range bs {
 		neg, ok, err := c.negateBranch(b)
 		if err != nil || !ok {
@@ -107,6 +302,83 @@ func (c *compiler) negateBranches(bs []*schema, ptr string) ([]*schema, bool, er
 		}
 	}
 	return out, true, nil
+}
+
+// taggedBranches picks from bs the largest set of object branches that
+// each require one property d and give it pairwise disjoint schemas (at
+// least two, else none), and returns them, d, and the other branches.
+func (c *compiler) taggedBranches(bs []*schema) (tagged []*schema, d string, rest []*schema, err error) {
+	if len(bs) < 3 || len(bs) > 64 {
+		// Two branches multiply into no more than the cases would; past
+		// 64, finding the tag costs more than it may save.
+		return nil, "", bs, nil
+	}
+	// The object values of a branch that also takes other types are tagged
+	// apart from the rest.
+	var split []*schema
+	for _, b := range bs {
+		if b.types&jtObject == 0 || b.types == jtObject || len(b.required) == 0 {
+			split = append(split, b)
+			continue
+		}
+		o, r := b.clone(), b.clone()
+		o.types, r.types = jtObject, b.types&^jtObject
+		split = append(split, o, r)
+	}
+	bs = split
+	tried := map[string]bool{}
+	for _, b := range bs {
+		for _, name := range b.required {
+			if tried[name] {
+				continue
+			}
+			tried[name] = true
+			var group []*schema
+			var tags [][]*schema
+			for _, x := range bs {
+				if x.types != jtObject || !x.isRequired(name) {
+					continue
+				}
+				cj, err := c.propConj(x, name)
+				if err != nil {
+					return nil, "", nil, err
+				}
+				if cj.isTrue() {
+					continue
+				}
+				tag, err := c.conjDNF(cj, x.ptr)
+				if err != nil {
+					// Too large to judge: leave the branch out.
+					continue
+				}
+				apart := true
+				for _, t := range tags {
+					if apart, err = c.disjointSets(tag, t, 0); err != nil {
+						return nil, "", nil, err
+					}
+					if !apart {
+						break
+					}
+				}
+				if apart {
+					group = append(group, x)
+					tags = append(tags, tag)
+				}
+			}
+			if len(group) > len(tagged) {
+				tagged, d = group, name
+			}
+		}
+	}
+	if len(tagged) < 2 {
+		return nil, "", bs, nil
+	}
+	for _, b := range bs {
+		if !slices.Contains(tagged, b) {
+			rest = append(rest, b)
+		}
+	}
+	return tagged, d, rest, nil
 }
 
 // negateBranch returns the complement of one conjunctive branch as a union:

@@ -61,14 +61,32 @@ func (cj conj) isTrue() bool {
 	return true
 }
 
-// isFalse reports whether the conjunction obviously accepts nothing.
+// isFalse reports whether the conjunction obviously accepts nothing: it
+// holds false, or a negation together with everything it negates.
 func (cj conj) isFalse() bool {
 	for _, n := range cj {
 		if n.kind == kindBool && !n.b {
 			return true
 		}
+		if len(n.neg) > 0 && cj.holds(n.neg) {
+			return true
+		}
 	}
 	return false
+}
+
+// holds reports whether every node of sub is in cj.
+func (cj conj) holds(sub conj) bool {
+	for _, m := range sub {
+		in := false
+		for _, n := range cj {
+			in = in || n.key == m.key
+		}
+		if !in {
+			return false
+		}
+	}
+	return true
 }
 
 // trivial reports whether a schema node constrains nothing.

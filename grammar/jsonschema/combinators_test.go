@@ -1,0 +1,128 @@
+package jsonschema_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/reinlm/rein/grammar/jsonschema"
+)
+
+// taggedAlternatives returns n object schemas told apart by the value of
+// "kind", each with two properties of its own, joined by sep.
+func taggedAlternatives(n int, required bool) string {
+	alts := make([]string, n)
+	for i := range n {
+		req := ""
+		if required {
+			req = `"required":["kind","a` + fmt.Sprint(i) + `"],`
+		}
+		alts[i] = fmt.Sprintf(`{%s"properties":{"kind":{"const":"k%d"},"a%d":{"type":"integer","minimum":%d},"b%d":{"type":"string","maxLength":%d}}}`, req, i, i, i, i, i+1)
+	}
+	return strings.Join(alts, ",")
+}
+
+// combinatorCases are schemas whose anyOf, oneOf, allOf and not used to
+// multiply into more branches than Limits.Alternatives, or to need a
+// negation that cannot be expressed, when a cheaper exact form exists.
+var combinatorCases = []schemaCase{
+	// oneOf judged within its siblings: "kind" is required and listed
+	// beside oneOf, so alternatives that give it different constants are
+	// disjoint even though none of them requires it.
+	{
+		name:    "oneOf tagged by a sibling's required property",
+		schema:  `{"type":"object","required":["kind"],"properties":{"kind":{"type":"string"}},"oneOf":[` + taggedAlternatives(12, false) + `]}`,
+		valid:   []string{`{"kind":"k0"}`, `{"kind":"k3","a3":3,"b3":"abcd"}`, `{"kind":"k11","a0":"x","zz":null}`},
+		invalid: []string{`{}`, `{"kind":"k12"}`, `{"kind":"k3","a3":2}`, `{"kind":"k3","b3":"abcde"}`, `[]`},
+	},
+	// Exactly-one by negation, where one alternative's values are all the
+	// other's: the larger one keeps what the smaller does not accept.
+	{
+		name: "oneOf with a sub-alternative",
+		schema: `{"type":"object","properties":{"c":{"oneOf":[` +
+			`{"type":"object","required":["f","t","s"],"properties":{"f":{"type":"object"},"t":{"enum":["l","a"]},"s":{"type":"string"}}},` +
+			`{"type":"object","required":["f","t"],"properties":{"f":{"type":"object"},"t":{"enum":["l","a"]},"tall":{"type":"boolean"}}},` +
+			`{"type":"object","required":["u"],"properties":{"u":{"type":"string"}}},` +
+			`{"type":"object","required":["v"],"properties":{"v":{"type":"string"}}},` +
+			`{"type":"object","required":["w"],"properties":{"w":{"type":"string"}}},` +
+			`{"type":"object","properties":{"x":{"type":"string"},"y":{"type":"string"}},"additionalProperties":false}]}}}`,
+		valid:   []string{`{"c":{"f":{},"t":"l"}}`, `{"c":{"u":"1"}}`, `{"c":{"x":"1"}}`, `{"c":{}}`, `{"c":{"f":{},"t":"l","s":1}}`},
+		invalid: []string{`{"c":{"f":{},"t":"l","s":"s"}}`, `{"c":{"u":"1","v":"2"}}`, `{"c":{"x":1}}`, `{"c":{"f":{},"t":"z"}}`},
+	},
+	// The complement of a tagged union, by cases on the tag. (A branch of
+	// the complement declares the property that fails, so the others
+	// follow it.)
+	{
+		name:    "not of a tagged union",
+		schema:  `{"type":"object","not":{"anyOf":[` + taggedAlternatives(8, true) + `]}}`,
+		valid:   []string{`{}`, `{"kind":"k9","a9":1}`, `{"kind":"k2","a2":1}`, `{"kind":"k2","b2":"abcd","a2":2}`, `{"kind":"k5"}`},
+		invalid: []string{`{"kind":"k2","a2":2}`, `{"kind":"k7","a7":7,"b7":"x"}`, `1`},
+	},
+	// A tagged union under oneOf beside an alternative that overlaps it.
+	{
+		name:    "oneOf of a tagged union and an untagged alternative",
+		schema:  `{"oneOf":[` + taggedAlternatives(8, true) + `,{"type":"object","required":["kind","g"],"properties":{"kind":{"type":"string"}}}]}`,
+		valid:   []string{`{"kind":"k1","a1":1}`, `{"kind":"k1","g":0}`, `{"kind":"k1","a1":0,"g":0}`, `{"kind":"zz","g":0}`},
+		invalid: []string{`{"kind":"k1","a1":1,"g":0}`, `{"kind":"zz"}`, `{"g":0}`},
+	},
+	// ¬(A ∧ ¬B) is ¬A ∨ B, also when B itself cannot be negated.
+	{
+		name:    "not of a conjunction with a negation",
+		schema:  `{"not":{"allOf":[{"type":"object"},{"not":{"patternProperties":{"^x":{"type":"integer"}}}}]}}`,
+		valid:   []string{`1`, `"s"`, `{}`, `{"xa":1,"b":"s"}`},
+		invalid: []string{`{"xa":"s"}`, `{"b":1,"xb":[]}`},
+	},
+	// The same, reached through draft-7 $refs, inside array items that
+	// oneOf tells apart. (Documents list properties in the order the
+	// schemas declare them.)
+	{
+		name: "oneOf of arrays of refs that negate refs",
+		schema: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"array","oneOf":[` +
+			`{"items":{"allOf":[{"$ref":"#/definitions/common"},{"$ref":"#/definitions/plain"}]}},` +
+			`{"items":{"allOf":[{"$ref":"#/definitions/common"},{"$ref":"#/definitions/special"}]}}],` +
+			`"definitions":{"common":{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}},` +
+			`"plain":{"required":["type"],"properties":{"type":{"enum":["f","d","l"]}},"not":{"$ref":"#/definitions/special"}},` +
+			`"special":{"required":["u"],"properties":{"u":{"type":"string","minLength":1}},"oneOf":[` +
+			`{"required":["type","size"],"properties":{"type":{"const":"f"},"size":{"type":"integer"}}},` +
+			`{"required":["type","size","n"],"properties":{"type":{"const":"d"},"size":{"type":"integer"},"n":{"type":"integer","minimum":1}}},` +
+			`{"required":["type"],"properties":{"type":{"const":"l"}}}]}}}`,
+		valid:   []string{`[{"name":"a","type":"f"}]`, `[{"name":"a","u":"x","type":"l"}]`, `[{"name":"a","type":"f","u":"x"},{"name":"b","type":"d"}]`},
+		invalid: []string{`[]`, `[{"name":"a"}]`, `[{"name":"a","type":"f"},{"name":"b","type":"l","u":"x"}]`, `[{"name":"a","type":"q"}]`},
+	},
+}
+
+func TestJSONSchemaCombinators(t *testing.T) {
+	for _, tc := range combinatorCases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, doc := range tc.valid {
+				ok, err := jsonschema.Validate([]byte(tc.schema), []byte(doc), jsonschema.Options{})
+				require.NoError(t, err)
+				require.True(t, ok, "the validator accepts %s", doc)
+			}
+			for _, doc := range tc.invalid {
+				ok, err := jsonschema.Validate([]byte(tc.schema), []byte(doc), jsonschema.Options{})
+				require.NoError(t, err)
+				require.False(t, ok, "the validator rejects %s", doc)
+			}
+			g, _, err := jsonschema.Compile([]byte(tc.schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
+			require.NoError(t, err)
+			require.NoError(t, g.Validate())
+			assertLanguage(t, g, tc.valid, tc.invalid)
+		})
+	}
+}
+
+// TestJSONSchemaCombinatorsStillRefused checks that what stays beyond an
+// exact grammar is still an error.
+func TestJSONSchemaCombinatorsStillRefused(t *testing.T) {
+	for _, schema := range []string{
+		// Exactly-one needs the negation of patternProperties.
+		`{"type":"object","oneOf":[{"patternProperties":{"a":{"multipleOf":10}}},{"patternProperties":{"a":{"maximum":40}}}]}`,
+	} {
+		_, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
+		assert.Error(t, err, "%s", schema)
+	}
+}
