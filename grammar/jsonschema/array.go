@@ -73,7 +73,10 @@ func (c *compiler) arrayBody(s *schema, minI, maxI int) (*grammar.Expr, error) {
 		return nil, nil
 	}
 	var list *grammar.Expr // at least one element
-	var err error
+	s, minI, err := c.containsByItems(s, minI)
+	if err != nil || s == nil || maxI >= 0 && minI > maxI {
+		return nil, err
+	}
 	if len(s.contains) > 0 {
 		list, err = c.arrayContains(s, prefix, rest, minI, maxI, sep)
 		if err != nil {
@@ -97,6 +100,56 @@ func (c *compiler) arrayBody(s *schema, minI, maxI int) (*grammar.Expr, error) {
 		return c.cat(grammar.Lit("["), ws, c.opt(c.cat(list, ws)), grammar.Lit("]")), nil
 	}
 	return c.cat(grammar.Lit("["), ws, list, ws, grammar.Lit("]")), nil
+}
+
+// containsByItems drops the contains that items decide, without prefixItems:
+// a contains whose schema no item can match allows no array (nil) when it
+// asks for an element, and one that every item matches (the negation of a
+// schema no item matches, as negating another array's items gives) is
+// minItems. It returns s, changed on a copy, and the new minItems.
+func (c *compiler) containsByItems(s *schema, minI int) (*schema, int, error) {
+	if len(s.prefix) > 0 || len(s.contains) == 0 {
+		return s, minI, nil
+	}
+	items, err := c.conjDNF(s.items, s.ptr)
+	if err != nil {
+		return nil, 0, err
+	}
+	var keep []contains
+	for _, ct := range s.contains {
+		if ct.max >= 0 {
+			keep = append(keep, ct)
+			continue
+		}
+		negated := len(ct.conj) == 1 && len(ct.conj[0].neg) > 0
+		against := ct.conj
+		if negated {
+			against = ct.conj[0].neg
+		}
+		d, err := c.conjDNF(against, ct.ptr)
+		if err != nil {
+			return nil, 0, err
+		}
+		apart, err := c.disjointSets(items, d, 0)
+		if err != nil {
+			return nil, 0, err
+		}
+		switch {
+		case !apart:
+			keep = append(keep, ct)
+		case negated:
+			// Every item matches the contains schema.
+			minI = max(minI, ct.min)
+		case ct.min > 0:
+			// No item matches it.
+			return nil, 0, nil
+		}
+	}
+	if len(keep) < len(s.contains) {
+		s = s.clone()
+		s.contains = keep
+	}
+	return s, minI, nil
 }
 
 func (s *schema) containsRequired() bool {
@@ -159,29 +212,33 @@ func (c *compiler) arrayList(prefix []*grammar.Expr, rest *grammar.Expr, minI, m
 	return e, nil
 }
 
-// arrayContains handles contains (with minContains) for arrays without
-// prefixItems and without bounds other than what the contains counts imply.
+// arrayContains handles contains (with minContains and maxContains): one
+// contains alone in an array without prefixItems or item bounds as an
+// expression, the rest by arrayContainsAll or arrayContainsCounted.
 func (c *compiler) arrayContains(s *schema, prefix []*grammar.Expr, rest *grammar.Expr, minI, maxI int, sep *grammar.Expr) (*grammar.Expr, error) {
 	if len(s.contains) > 1 && len(prefix) == 0 && rest != nil && minI <= 1 && maxI < 0 {
 		if e, ok, err := c.arrayContainsAll(s, rest, sep); err != nil || ok {
 			return e, err
 		}
 	}
-	if len(s.contains) > 1 || len(prefix) > 0 || rest == nil {
-		if err := c.unsupported(s.contains[0].ptr, "contains", "contains together with prefixItems, items false or another contains cannot be enforced"); err != nil {
-			return nil, err
-		}
-		return c.arrayList(prefix, rest, max(minI, 1), maxI, sep)
-	}
 	ct := s.contains[0]
 	k, m := ct.min, ct.max
 	if m >= 0 && m < k {
 		return nil, nil
 	}
-	if minI > max(k, 1) || maxI >= 0 {
-		if err := c.unsupported(ct.ptr, "contains", "contains together with minItems/maxItems cannot be enforced"); err != nil {
+	if len(s.contains) > 1 || len(prefix) > 0 || rest == nil || minI > max(k, 1) || maxI >= 0 {
+		e, ok, err := c.arrayContainsCounted(s, len(prefix), rest != nil, minI, maxI, sep)
+		if err != nil || ok {
+			return e, err
+		}
+		msg := "contains together with minItems/maxItems cannot be enforced"
+		if len(s.contains) > 1 || len(prefix) > 0 || rest == nil {
+			msg = "contains together with prefixItems, items false or another contains cannot be enforced"
+		}
+		if err := c.unsupported(ct.ptr, "contains", "%s", msg); err != nil {
 			return nil, err
 		}
+		return c.arrayList(prefix, rest, max(minI, 1), maxI, sep)
 	}
 	if k > c.opts.Limits.Repeat || m > c.opts.Limits.Repeat {
 		return nil, c.limitf(ct.ptr, "minContains", "a count above Limits.Repeat (%d)", c.opts.Limits.Repeat)
@@ -301,4 +358,173 @@ func (c *compiler) arrayContainsAll(s *schema, rest, sep *grammar.Expr) (*gramma
 		c.rules[rules[st]].Body = body
 	}
 	return c.or(step(0, grammar.Eps())...), true, nil
+}
+
+// Bounds of arrayContainsCounted: the contains it tells apart per element
+// (each element is one of 2^n kinds), and the states it walks.
+const (
+	maxCountedContains = 3
+	maxContainsStates  = 512
+)
+
+// arrayContainsCounted handles what the expression of arrayContains cannot:
+// several contains, prefixItems, items false and minItems/maxItems beside
+// them. It walks an automaton whose state is the position (up to the last
+// one that matters) and, per contains, the elements matched so far (up to
+// minContains, or maxContains + 1 where that is bounded); each state is a
+// rule, and each element takes the item schema of its position and, per
+// contains, that schema or (where maxContains counts) its negation. ok is
+// false when there are more contains or states than the bounds above.
+func (c *compiler) arrayContainsCounted(s *schema, nPrefix int, hasRest bool, minI, maxI int, sep *grammar.Expr) (*grammar.Expr, bool, error) {
+	cts := s.contains
+	if len(cts) > maxCountedContains {
+		return nil, false, nil
+	}
+	for _, ct := range cts {
+		if ct.min > c.opts.Limits.Repeat || ct.max > c.opts.Limits.Repeat {
+			return nil, false, c.limitf(ct.ptr, "minContains", "a count above Limits.Repeat (%d)", c.opts.Limits.Repeat)
+		}
+		if ct.max >= 0 && ct.max < ct.min {
+			return nil, true, nil
+		}
+	}
+	// Positions past last behave alike (unless maxItems bounds them).
+	last := max(nPrefix, minI)
+	if maxI >= 0 {
+		last = maxI
+	}
+	type state struct {
+		pos    int
+		counts [maxCountedContains]int
+	}
+	// The number of states is bounded by the product of the dimensions.
+	states := last + 1
+	for _, ct := range cts {
+		if ct.max >= 0 {
+			states *= ct.max + 1
+		} else {
+			states *= ct.min + 1
+		}
+		if states > maxContainsStates {
+			return nil, false, nil
+		}
+	}
+	accepting := func(st state) bool {
+		if st.pos < minI {
+			return false
+		}
+		for j, ct := range cts {
+			if st.counts[j] < ct.min {
+				return false
+			}
+		}
+		return true
+	}
+	// elem returns the element of kind set (the contains it matches) at
+	// position pos, nil when there is none.
+	elemMemo := map[[2]int]*grammar.Expr{}
+	elem := func(pos, set int) (*grammar.Expr, error) {
+		slot := min(pos, nPrefix)
+		if e, ok := elemMemo[[2]int{slot, set}]; ok {
+			return e, nil
+		}
+		var cj conj
+		switch {
+		case pos < nPrefix:
+			cj = s.prefix[pos]
+		case hasRest:
+			cj = s.items
+		default:
+			return nil, nil
+		}
+		for j, ct := range cts {
+			if set&(1<<j) != 0 {
+				cj = cj.and(ct.conj...)
+			} else if ct.max >= 0 {
+				cj = cj.and(c.negation(ct.conj))
+			}
+		}
+		e, err := c.valueRef(cj, ruleName(s.ptr+"/contains"))
+		elemMemo[[2]int{slot, set}] = e
+		return e, err
+	}
+	rules := map[state]int{}
+	var queue []state
+	ruleOf := func(st state) (int, error) {
+		if r, ok := rules[st]; ok {
+			return r, nil
+		}
+		r, err := c.newRule(ruleName(s.ptr)+"-contains", grammar.Eps())
+		if err != nil {
+			return 0, err
+		}
+		rules[st] = r
+		queue = append(queue, st)
+		return r, nil
+	}
+	// step returns the elements that may follow in st, each led by lead
+	// and followed by the call of the state it leads to.
+	step := func(st state, lead *grammar.Expr) ([]*grammar.Expr, error) {
+		if maxI >= 0 && st.pos >= maxI {
+			return nil, nil
+		}
+		var alts []*grammar.Expr
+		for set := 0; set < 1<<len(cts); set++ {
+			next := state{pos: min(st.pos+1, last)}
+			ok := true
+			for j, ct := range cts {
+				n := st.counts[j]
+				if set&(1<<j) != 0 {
+					switch {
+					case ct.max >= 0 && n == ct.max:
+						ok = false
+					case ct.max < 0 && n == ct.min:
+						// Already enough: the element need not be told
+						// apart (the kind without j takes any item).
+						ok = false
+					default:
+						n++
+					}
+				}
+				next.counts[j] = n
+			}
+			if !ok {
+				continue
+			}
+			e, err := elem(st.pos, set)
+			if err != nil {
+				return nil, err
+			}
+			if e == nil {
+				continue
+			}
+			r, err := ruleOf(next)
+			if err != nil {
+				return nil, err
+			}
+			alts = append(alts, c.cat(lead, e, grammar.Call(r)))
+		}
+		return alts, nil
+	}
+	first, err := step(state{}, grammar.Eps())
+	if err != nil {
+		return nil, false, err
+	}
+	for len(queue) > 0 {
+		st := queue[0]
+		queue = queue[1:]
+		alts, err := step(st, sep)
+		if err != nil {
+			return nil, false, err
+		}
+		if accepting(st) {
+			alts = append(alts, grammar.Eps())
+		}
+		body := c.or(alts...)
+		if body == nil {
+			body = &grammar.Expr{Op: grammar.OpAlt}
+		}
+		c.rules[rules[st]].Body = body
+	}
+	return c.or(first...), true, nil
 }

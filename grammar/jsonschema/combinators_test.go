@@ -92,6 +92,55 @@ var combinatorCases = []schemaCase{
 		valid:   []string{`[{"name":"a","type":"f"}]`, `[{"name":"a","u":"x","type":"l"}]`, `[{"name":"a","type":"f","u":"x"},{"name":"b","type":"d"}]`},
 		invalid: []string{`[]`, `[{"name":"a"}]`, `[{"name":"a","type":"f"},{"name":"b","type":"l","u":"x"}]`, `[{"name":"a","type":"q"}]`},
 	},
+
+	// contains beside prefixItems, items false, minItems/maxItems or a
+	// second contains: counted position by position.
+	{
+		name:    "contains with maxItems",
+		schema:  `{"type":"array","items":{"type":"integer"},"contains":{"minimum":10},"maxItems":3}`,
+		valid:   []string{`[10]`, `[1,2,10]`, `[10,10,10]`},
+		invalid: []string{`[]`, `[1,2,3]`, `[1,2,3,10]`, `[1,"a",10]`},
+	},
+	{
+		name:    "contains with minItems past minContains",
+		schema:  `{"type":"array","contains":{"const":"x"},"minContains":2,"maxContains":3,"minItems":5}`,
+		valid:   []string{`["x","x",1,2,3]`, `[1,"x",2,"x","x"]`},
+		invalid: []string{`["x","x",1,2]`, `["x","x","x","x",1]`, `["x",1,2,3,4]`},
+	},
+	{
+		name:    "contains with prefixItems and items false",
+		schema:  `{"prefixItems":[{"type":"string"},{"type":"integer"},{"type":"boolean"}],"items":false,"contains":{"type":"integer"}}`,
+		valid:   []string{`["a",1]`, `["a",1,true]`},
+		invalid: []string{`[]`, `["a"]`, `["a",1,true,2]`, `[1]`},
+	},
+	{
+		name:    "two contains with bounds",
+		schema:  `{"type":"array","allOf":[{"contains":{"type":"string"}},{"contains":{"type":"integer"},"maxContains":1}],"maxItems":4}`,
+		valid:   []string{`["a",1]`, `[1,"a",null,"b"]`},
+		invalid: []string{`[1]`, `["a"]`, `["a",1,2]`, `["a",null,null,null,1]`, `[]`},
+	},
+	// Negated bounded contains: fewer than minContains or more than
+	// maxContains.
+	{
+		name:    "not contains with minContains and maxContains",
+		schema:  `{"type":"array","not":{"contains":{"const":1},"minContains":2,"maxContains":3}}`,
+		valid:   []string{`[]`, `[1]`, `[1,2,3]`, `[1,1,1,1]`},
+		invalid: []string{`[1,1]`, `[1,2,1,3,1]`},
+	},
+	// oneOf of arrays whose item enums are apart: the negation of the
+	// others' items asks for an item outside their enum, which every item
+	// of this alternative is; only the empty array is in all of them.
+	{
+		name: "oneOf of arrays with bounded items apart",
+		schema: `{"oneOf":[` +
+			`{"type":"array","maxItems":5,"items":{"enum":["a","b"]}},` +
+			`{"type":"array","maxItems":5,"items":{"enum":["c","d"]}},` +
+			`{"type":"array","maxItems":5,"items":{"enum":["e"]}},` +
+			`{"type":"array","maxItems":5,"items":{"enum":["f","g"]}},` +
+			`{"type":"array","maxItems":5,"items":{"enum":["h"]}}]}`,
+		valid:   []string{`["a"]`, `["c","d","c"]`, `["h","h","h","h","h"]`},
+		invalid: []string{`[]`, `["a","c"]`, `["h","h","h","h","h","h"]`, `["z"]`},
+	},
 }
 
 func TestJSONSchemaCombinators(t *testing.T) {

@@ -267,7 +267,7 @@ func TestJSONSchemaErrors(t *testing.T) {
 		{`{"minLength":-1}`, "/minLength", "minLength", nil},
 		{`{"properties":{"a":{"not":{"additionalProperties":false}}}}`, "/properties/a/not/additionalProperties", "additionalProperties", grammar.ErrUnsupported},
 		{`{"type":"object","not":{"properties":{"a":{"uniqueItems":true}}}}`, "/not", "not", grammar.ErrUnsupported},
-		{`{"type":"array","prefixItems":[{}],"contains":{"const":1}}`, "/contains", "contains", grammar.ErrUnsupported},
+		{`{"type":"array","prefixItems":[{}],"contains":{"const":1},"allOf":[{"contains":{"const":2}},{"contains":{"const":3}},{"contains":{"const":4}}]}`, "/contains", "contains", grammar.ErrUnsupported},
 		{`{"oneOf":[{"type":"array","items":{"type":"object","properties":{"a":{}}},"uniqueItems":true},{"type":"string"}]}`, "/oneOf/0/uniqueItems", "uniqueItems", grammar.ErrUnsupported},
 		{`{"oneOf":[{"type":"array","uniqueItems":true},{"type":"array"}]}`, "/oneOf", "oneOf", grammar.ErrUnsupported},
 		{`{"enum":[` + strings.Repeat(`1,`, 20000) + `1]}`, "/enum", "enum", grammar.ErrLimit},

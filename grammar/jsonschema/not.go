@@ -533,15 +533,19 @@ func (c *compiler) negateBranch(s *schema) ([]*schema, bool, error) {
 			x.contains = []contains{{conj: conj{c.negation(s.items)}, min: 1, max: -1, ptr: s.ptr}}
 		}
 		for _, ct := range s.contains {
-			if ct.max >= 0 || ct.min > 1 {
-				return nil, false, nil
+			// Fewer matching elements than minContains, or more than
+			// maxContains.
+			switch {
+			case ct.min == 1:
+				x := typed(jtArray)
+				x.shadowItems = true
+				x.items = conj{c.negation(ct.conj)}
+			case ct.min > 1:
+				typed(jtArray).contains = []contains{{conj: ct.conj, min: 0, max: ct.min - 1, ptr: ct.ptr}}
 			}
-			if ct.min == 0 {
-				continue
+			if ct.max >= 0 {
+				typed(jtArray).contains = []contains{{conj: ct.conj, min: ct.max + 1, max: -1, ptr: ct.ptr}}
 			}
-			x := typed(jtArray)
-			x.shadowItems = true
-			x.items = conj{c.negation(ct.conj)}
 		}
 		if s.minItems > 0 {
 			typed(jtArray).maxItems = s.minItems - 1
