@@ -141,6 +141,45 @@ var combinatorCases = []schemaCase{
 		valid:   []string{`["a"]`, `["c","d","c"]`, `["h","h","h","h","h"]`},
 		invalid: []string{`[]`, `["a","c"]`, `["h","h","h","h","h","h"]`, `["z"]`},
 	},
+
+	// Negated patternProperties, propertyNames and additionalProperties ask
+	// for a key: a declared property, or one among the undeclared keys.
+	{
+		name:    "not propertyNames",
+		schema:  `{"type":"object","not":{"propertyNames":{"not":{"const":"0"}}},"patternProperties":{"\\d":{"type":"boolean"}}}`,
+		valid:   []string{`{"0":true}`, `{"a":1,"0":false,"b":2}`},
+		invalid: []string{`{}`, `{"1":true}`, `{"0":1}`},
+	},
+	{
+		name:    "not propertyNames false",
+		schema:  `{"type":"object","not":{"propertyNames":false}}`,
+		valid:   []string{`{"a":1}`},
+		invalid: []string{`{}`, `1`},
+	},
+	{
+		name:    "oneOf of patternProperties",
+		schema:  `{"type":"object","oneOf":[{"patternProperties":{"a":{"multipleOf":10,"maximum":35}}},{"patternProperties":{"a":{"multipleOf":10,"maximum":40}}}]}`,
+		valid:   []string{`{"a":40}`, `{"xa":40,"b":1}`, `{"b":1,"ab":40,"c":10}`, `{"a":40,"ba":10}`},
+		invalid: []string{`{}`, `{"a":10}`, `{"a":30,"ba":10}`, `{"a":50}`},
+	},
+	{
+		name:    "not patternProperties with a declared property",
+		schema:  `{"type":"object","properties":{"ax":{"type":"integer"}},"not":{"patternProperties":{"^a":{"type":"integer"}}}}`,
+		valid:   []string{`{"ab":"s"}`, `{"ax":1,"ay":[]}`},
+		invalid: []string{`{}`, `{"ax":1}`, `{"ax":"s"}`, `{"b":"s"}`},
+	},
+	{
+		name:    "not additionalProperties on an open object",
+		schema:  `{"type":"object","properties":{"a":{}},"not":{"properties":{"a":{},"b":{}},"additionalProperties":{"type":"string"}}}`,
+		valid:   []string{`{"c":1}`, `{"a":1,"c":"s","d":2}`},
+		invalid: []string{`{}`, `{"a":1}`, `{"c":"s"}`, `{"b":1}`},
+	},
+	{
+		name:    "oneOf of open objects apart only by an extra key",
+		schema:  `{"oneOf":[{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string"}}},{"type":"object","properties":{"a":{"type":"string"}}}]}`,
+		valid:   []string{`{"b":1}`, `{"a":"s","b":null}`},
+		invalid: []string{`{}`, `{"a":"s"}`, `{"a":1,"b":1}`},
+	},
 }
 
 func TestJSONSchemaCombinators(t *testing.T) {
@@ -168,8 +207,10 @@ func TestJSONSchemaCombinators(t *testing.T) {
 // exact grammar is still an error.
 func TestJSONSchemaCombinatorsStillRefused(t *testing.T) {
 	for _, schema := range []string{
-		// Exactly-one needs the negation of patternProperties.
-		`{"type":"object","oneOf":[{"patternProperties":{"a":{"multipleOf":10}}},{"patternProperties":{"a":{"maximum":40}}}]}`,
+		// A key that a negation asks for, counted by minProperties.
+		`{"type":"object","oneOf":[{"patternProperties":{"a":{"multipleOf":10}}},{"patternProperties":{"a":{"maximum":40}}}],"minProperties":2}`,
+		// Two such keys among the undeclared ones.
+		`{"type":"object","not":{"anyOf":[{"propertyNames":{"not":{"const":"a"}}},{"propertyNames":{"not":{"const":"b"}}}]}}`,
 	} {
 		_, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		assert.Error(t, err, "%s", schema)

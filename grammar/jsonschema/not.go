@@ -485,24 +485,64 @@ func (c *compiler) negateBranch(s *schema) ([]*schema, bool, error) {
 			}
 			x.groups = []group{{addl: conj{c.falseNode}}}
 		}
+		names := make([]string, len(s.props))
+		for i, p := range s.props {
+			names[i] = p.name
+		}
+		slices.Sort(names)
+		// The keyword that asked for the negation, where a key it asks
+		// for cannot be enforced.
+		at := c.negAt
+		if at.val == "" {
+			at = loc{"not", s.ptr}
+		}
 		if closed(s) {
 			// additionalProperties: false fails on a key outside the
 			// declared ones.
-			names := make([]string, len(s.props))
-			for i, p := range s.props {
-				names[i] = p.name
-			}
-			slices.Sort(names)
 			typed(jtObject).keyOutside = []keySet{{names, s.ptr}}
 		} else {
+			// A key outside the declared ones (whose schemas hold what
+			// the groups impose on them) that fails a pattern's schema,
+			// or that no pattern matches and fails additionalProperties.
 			for _, g := range s.groups {
-				if len(g.pats) > 0 || !g.addl.isTrue() {
-					return nil, false, nil
+				var pats []loc
+				for _, pp := range g.pats {
+					pats = append(pats, pp.pat)
+					if !pp.conj.isTrue() {
+						pat := pp.pat
+						typed(jtObject).witnesses = []keyWitness{{names: names, pat: &pat, value: conj{c.negation(pp.conj)}, ptr: at.ptr, kw: at.val}}
+					}
+				}
+				if !g.addl.isTrue() {
+					typed(jtObject).witnesses = []keyWitness{{names: names, notPats: pats, value: conj{c.negation(g.addl)}, ptr: at.ptr, kw: at.val}}
 				}
 			}
 		}
 		if !s.propNames.isTrue() {
-			return nil, false, nil
+			// A key, declared or not, that propertyNames rejects.
+			typed(jtObject).witnesses = []keyWitness{{keys: conj{c.negation(s.propNames)}, ptr: at.ptr, kw: at.val}}
+		}
+		for _, w := range s.witnesses {
+			// No key as w asks: every key outside w.names that w's key
+			// language holds has a value that fails w.value, which is a
+			// group of its own.
+			if len(w.keys) > 0 {
+				return nil, false, nil
+			}
+			x := typed(jtObject)
+			var pp []patProp
+			addl := conj{c.negation(w.value)}
+			if w.pat != nil {
+				pp = []patProp{{pat: *w.pat, conj: addl}}
+				addl = nil
+			}
+			if len(w.notPats) > 0 {
+				return nil, false, nil
+			}
+			for _, name := range w.names {
+				x.props = append(x.props, prop{name: name, shadow: true})
+			}
+			x.groups = []group{{pats: pp, addl: addl}}
 		}
 		if s.minProps > 0 {
 			typed(jtObject).maxProps = s.minProps - 1

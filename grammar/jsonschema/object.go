@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -34,13 +35,31 @@ type extra struct {
 }
 
 func (c *compiler) compileObject(s *schema) (*grammar.Expr, error) {
+	return c.objectWith(s, nil)
+}
+
+// objectWith compiles the object of s, one of whose undeclared keys is as
+// extra asks when extra is set.
+func (c *compiler) objectWith(s *schema, extra *keyWitness) (*grammar.Expr, error) {
 	if s.maxProps >= 0 && s.minProps > s.maxProps {
 		return nil, nil
 	}
 	if len(s.keyOutside) > 0 {
-		if err := c.unsupported(s.keyOutside[0].ptr, "additionalProperties", "its negation (a key outside the declared properties) cannot be enforced on an object open to other keys"); err != nil {
+		// A key outside a set of names, with any value.
+		s = s.clone()
+		for _, ko := range s.keyOutside {
+			s.witnesses = append(s.witnesses, keyWitness{names: ko.names, ptr: ko.ptr, kw: "additionalProperties"})
+		}
+		s.keyOutside = nil
+	}
+	if len(s.witnesses) > 0 {
+		return c.objectWitness(s, extra)
+	}
+	if extra != nil && (s.minProps > 0 || s.maxProps >= 0 || c.opts.Order == OrderAny) {
+		if err := c.unsupported(extra.ptr, extra.kw, "a key asked for by a negation (of patternProperties, additionalProperties or propertyNames), beside minProperties/maxProperties or OrderAny, cannot be enforced"); err != nil {
 			return nil, err
 		}
+		extra = nil
 	}
 	ws := c.ws
 	colon := c.cat(ws, grammar.Lit(":"), ws)
@@ -81,28 +100,177 @@ func (c *compiler) compileObject(s *schema) (*grammar.Expr, error) {
 		}
 		items = append(items, item)
 	}
-	extras, err := c.objectExtras(s, names)
+	extras, err := c.objectExtras(s, names, nil)
 	if errors.Is(err, errIgnore) {
 		// Lenient: undeclared keys take any value.
-		extras, err = c.objectExtras(&schema{}, names)
+		extras, err = c.objectExtras(&schema{}, names, nil)
 	}
 	if err != nil {
 		return nil, err
 	}
-	var extra *grammar.Expr
 	var alts []*grammar.Expr
 	for _, x := range extras {
 		alts = append(alts, c.cat(x.key, colon, x.value))
 	}
-	extra = c.or(alts...)
+	others := c.or(alts...)
 	if c.opts.Order == OrderAny {
-		return c.objectAnyOrder(s, items, extra)
+		return c.objectAnyOrder(s, items, others)
 	}
-	return c.objectDeclared(s, items, extra)
+	var witness *grammar.Expr
+	if extra != nil {
+		wx, err := c.objectExtras(s, names, extra)
+		if err != nil {
+			return nil, err
+		}
+		alts = alts[:0]
+		for _, x := range wx {
+			alts = append(alts, c.cat(x.key, colon, x.value))
+		}
+		if witness = c.or(alts...); witness == nil {
+			return nil, nil
+		}
+	}
+	return c.objectDeclared(s, items, others, witness)
 }
 
-// objectExtras returns the regions of undeclared keys and their values.
-func (c *compiler) objectExtras(s *schema, declared []string) ([]extra, error) {
+// objectWitness compiles the object of s, which asks for keys as its
+// witnesses say: the first one is a declared property (one alternative
+// each) or an undeclared key (passed on as extra); the others are resolved
+// the same way in turn. Two witnesses among the undeclared keys are an
+// error.
+func (c *compiler) objectWitness(s *schema, extra *keyWitness) (*grammar.Expr, error) {
+	w := s.witnesses[0]
+	var alts []*grammar.Expr
+	seen := map[string]bool{}
+	names := make([]string, 0, len(s.props)+len(s.required))
+	for _, p := range s.props {
+		names = append(names, p.name)
+	}
+	names = append(names, s.required...)
+	for _, name := range names {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		ok, err := c.witnessKey(w, name)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		t := s.clone()
+		t.witnesses = t.witnesses[1:]
+		if !t.isRequired(name) {
+			t.required = append(t.required, name)
+		}
+		if i := t.prop(name); i >= 0 {
+			t.props[i].conj = t.props[i].conj.and(w.value...)
+		} else {
+			cj, err := c.groupConj(t, name)
+			if err != nil {
+				return nil, err
+			}
+			t.props = append(t.props, prop{name: name, conj: cj.and(w.value...)})
+		}
+		e, err := c.objectWith(t, extra)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, e)
+	}
+	t := s.clone()
+	t.witnesses = t.witnesses[1:]
+	if extra == nil {
+		extra = &w
+	} else if err := c.unsupported(w.ptr, w.kw, "two keys asked for by negations (of patternProperties, additionalProperties or propertyNames) among the undeclared keys cannot be enforced"); err != nil {
+		return nil, err
+	}
+	e, err := c.objectWith(t, extra)
+	if err != nil {
+		return nil, err
+	}
+	return c.or(append(alts, e)...), nil
+}
+
+// witnessKey reports whether key is one w asks for.
+func (c *compiler) witnessKey(w keyWitness, key string) (bool, error) {
+	if _, in := slices.BinarySearch(w.names, key); in {
+		return false, nil
+	}
+	if w.pat != nil {
+		if ok, err := c.patternMatch(*w.pat, key); err != nil || !ok {
+			return false, err
+		}
+	}
+	for _, l := range w.notPats {
+		if ok, err := c.patternMatch(l, key); err != nil || ok {
+			return false, err
+		}
+	}
+	if len(w.keys) > 0 {
+		return c.validateConj(w.keys, &node{kind: kindString, str: key})
+	}
+	return true, nil
+}
+
+// witnessDFA returns the automaton of the undeclared keys w asks for.
+func (c *compiler) witnessDFA(w *keyWitness, declared []string) (*fsm.RuneDFA, error) {
+	d := complement(literalsDFA(append(append([]string(nil), declared...), w.names...)))
+	and := func(e *fsm.RuneDFA) error {
+		var err error
+		if d, err = c.intersect(d, e); err != nil {
+			return c.automatonTooLarge(w.ptr, w.kw, "the key a negation asks for", err)
+		}
+		return nil
+	}
+	pats := w.notPats
+	if w.pat != nil {
+		pats = append([]loc{*w.pat}, pats...)
+	}
+	for i, l := range pats {
+		jp, err := c.pattern(l, "patternProperties")
+		if err != nil {
+			return nil, err
+		}
+		e, err := c.searchDFA(jp.re)
+		if err != nil {
+			return nil, c.automatonTooLarge(l.ptr, "patternProperties", fmt.Sprintf("pattern %q", l.val), err)
+		}
+		if i > 0 || w.pat == nil {
+			e = complement(e)
+		}
+		if err := and(e); err != nil {
+			return nil, err
+		}
+	}
+	if len(w.keys) > 0 {
+		e, ok, err := c.propertyNamesDFA(&schema{propNames: w.keys, ptr: w.ptr})
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if err := and(e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return d, nil
+}
+
+// objectExtras returns the regions of undeclared keys and their values;
+// with w, only the keys w asks for, with values that satisfy w.value too.
+func (c *compiler) objectExtras(s *schema, declared []string, w *keyWitness) ([]extra, error) {
+	var wd *fsm.RuneDFA
+	if w != nil {
+		var err error
+		if wd, err = c.witnessDFA(w, declared); err != nil {
+			return nil, err
+		}
+		if wd.IsEmpty() {
+			return nil, nil
+		}
+	}
 	// Keys also restricted by propertyNames.
 	var pn *fsm.RuneDFA
 	if !s.propNames.isTrue() {
@@ -118,7 +286,7 @@ func (c *compiler) objectExtras(s *schema, declared []string) ([]extra, error) {
 	for _, g := range s.groups {
 		pats = append(pats, g.pats...)
 	}
-	if len(pats) == 0 && pn == nil {
+	if len(pats) == 0 && pn == nil && w == nil {
 		// One region: every key but the declared ones.
 		var conj conj
 		for _, g := range s.groups {
@@ -157,6 +325,9 @@ func (c *compiler) objectExtras(s *schema, declared []string) ([]extra, error) {
 		dfas = append(dfas, d)
 	}
 	base := complement(literalsDFA(declared))
+	if wd != nil {
+		base = wd
+	}
 	if pn != nil {
 		var err error
 		if base, err = c.intersect(base, pn); err != nil {
@@ -197,6 +368,9 @@ func (c *compiler) objectExtras(s *schema, declared []string) ([]extra, error) {
 			if !matched {
 				conj = conj.and(g.addl...)
 			}
+		}
+		if w != nil {
+			conj = conj.and(w.value...)
 		}
 		if conj.isFalse() {
 			continue
@@ -418,7 +592,7 @@ func subtractRange(rs []grammar.RuneRange, x rune) []grammar.RuneRange {
 }
 
 // objectDeclared assembles an object with declared properties in order.
-func (c *compiler) objectDeclared(s *schema, items []objItem, extra *grammar.Expr) (*grammar.Expr, error) {
+func (c *compiler) objectDeclared(s *schema, items []objItem, extra, witness *grammar.Expr) (*grammar.Expr, error) {
 	ws := c.ws
 	sep := c.cat(ws, grammar.Lit(","), ws)
 	n := len(items)
@@ -473,7 +647,9 @@ func (c *compiler) objectDeclared(s *schema, items []objItem, extra *grammar.Exp
 		var e *grammar.Expr
 		if st.i == n {
 			var err error
-			if e, err = c.objectTail(st.k, minP, maxP, extra, sep); err != nil {
+			if witness != nil {
+				e = c.witnessTail(st.k, extra, witness, sep)
+			} else if e, err = c.objectTail(st.k, minP, maxP, extra, sep); err != nil {
 				return nil, err
 			}
 			if st.k == 0 && e != nil {
@@ -534,7 +710,7 @@ func (c *compiler) objectDeclared(s *schema, items []objItem, extra *grammar.Exp
 		}
 		return c.cat(grammar.Lit("{"), ws, grammar.Lit("}")), nil
 	}
-	if minP > 0 {
+	if minP > 0 || witness != nil {
 		return c.cat(grammar.Lit("{"), ws, body, ws, grammar.Lit("}")), nil
 	}
 	obj := c.cat(grammar.Lit("{"), ws, body, ws, grammar.Lit("}"))
@@ -550,6 +726,23 @@ func (c *compiler) objectDeclared(s *schema, items []objItem, extra *grammar.Exp
 
 // objectTail is the undeclared keys after the declared ones, k properties
 // having been written.
+// witnessTail is the undeclared keys after k declared ones when one of
+// them must be a witness: others, the witness, others.
+func (c *compiler) witnessTail(k int, others, witness, sep *grammar.Expr) *grammar.Expr {
+	rest := grammar.Eps()
+	if others != nil {
+		rest = c.rep(c.cat(sep, others), 0, -1)
+	}
+	if k > 0 {
+		return c.cat(rest, sep, witness, rest)
+	}
+	before := grammar.Eps()
+	if others != nil {
+		before = c.opt(c.cat(others, rest, sep))
+	}
+	return c.cat(before, witness, rest)
+}
+
 func (c *compiler) objectTail(k, minP, maxP int, extra, sep *grammar.Expr) (*grammar.Expr, error) {
 	lo := max(0, minP-k)
 	hi := -1

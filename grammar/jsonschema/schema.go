@@ -161,6 +161,20 @@ type keySet struct {
 	ptr   string
 }
 
+// keyWitness asks an object for a key, outside names, that matches pat
+// (when set), none of notPats, and the schemas of keys (as propertyNames
+// reads them), with a value that satisfies value: the negation of
+// patternProperties, additionalProperties and propertyNames.
+type keyWitness struct {
+	names   []string // sorted
+	pat     *loc
+	notPats []loc
+	keys    conj
+	value   conj
+	// ptr and kw: the keyword whose negation asks for the key.
+	ptr, kw string
+}
+
 // issue is a keyword that cannot be enforced, kept until its branch is compiled.
 type issue struct{ ptr, kw, msg string }
 
@@ -195,6 +209,8 @@ type schema struct {
 	// required keys where the branch's own keys are closed (closeKeys),
 	// and refused where they are not.
 	keyOutside []keySet
+	// witnesses: the object has a key as each one asks (see keyWitness).
+	witnesses []keyWitness
 
 	prefix             []conj
 	items              conj
@@ -249,6 +265,7 @@ func (s *schema) clone() *schema {
 	t.required = append([]string(nil), s.required...)
 	t.groups = append([]group(nil), s.groups...)
 	t.keyOutside = append([]keySet(nil), s.keyOutside...)
+	t.witnesses = append([]keyWitness(nil), s.witnesses...)
 	t.prefix = append([]conj(nil), s.prefix...)
 	t.shadowPrefix = append([]bool(nil), s.shadowPrefix...)
 	t.contains = append([]contains(nil), s.contains...)
@@ -338,6 +355,18 @@ func (s *schema) key() string {
 		}
 		for _, ko := range s.keyOutside {
 			w("kout", strings.Join(ko.names, "\x00"))
+		}
+		for _, kw := range s.witnesses {
+			pat := ""
+			if kw.pat != nil {
+				pat = kw.pat.val
+			}
+			var np strings.Builder
+			for _, l := range kw.notPats {
+				np.WriteString(l.val)
+				np.WriteByte(0)
+			}
+			w("wit", strings.Join(kw.names, "\x00")+"\x01"+pat+"\x01"+np.String()+"\x01"+kw.keys.key()+"\x01"+kw.value.key())
 		}
 		for _, g := range s.groups {
 			for _, pp := range g.pats {

@@ -137,6 +137,25 @@ func (c *compiler) validate(s *schema, v *node) (bool, error) {
 				return false, nil
 			}
 		}
+		for _, w := range s.witnesses {
+			found := false
+			for i, k := range v.keys {
+				ok, err := c.witnessKey(w, k)
+				if err == nil && ok {
+					ok, err = c.validateConj(w.value, v.vals[i])
+				}
+				if err != nil {
+					return false, err
+				}
+				if ok {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false, nil
+			}
+		}
 		for i, k := range v.keys {
 			var cj conj
 			if j := s.prop(k); j >= 0 {

@@ -194,6 +194,12 @@ func (x *xmlCompiler) object(s *schema) (*grammar.Expr, error) {
 			return nil, err
 		}
 	}
+	if len(s.witnesses) > 0 {
+		w := s.witnesses[0]
+		if err := c.unsupported(w.ptr, w.kw, "a key asked for by a negation (of patternProperties, additionalProperties or propertyNames) cannot be enforced here"); err != nil {
+			return nil, err
+		}
+	}
 	if s.hasEnum {
 		if err := c.unsupported(s.enumPtr, "enum", "an object enum or const cannot be written in the %s style", c.opts.Style); err != nil {
 			return nil, err
