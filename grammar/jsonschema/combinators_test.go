@@ -180,6 +180,28 @@ var combinatorCases = []schemaCase{
 		valid:   []string{`{"b":1}`, `{"a":"s","b":null}`},
 		invalid: []string{`{}`, `{"a":"s"}`, `{"a":1,"b":1}`},
 	},
+
+	// additionalProperties evaluates every key it applies to, true and {}
+	// too, so unevaluatedProperties beside it constrains nothing
+	// (2020-12 core, 10.3.2.3 and 11.3).
+	{
+		name:    "unevaluatedProperties after additionalProperties true",
+		schema:  `{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":true,"unevaluatedProperties":false}`,
+		valid:   []string{`{"x":1}`, `{"a":1,"x":"s"}`, `{}`},
+		invalid: []string{`{"a":"s"}`, `1`},
+	},
+	{
+		name:    "unevaluatedProperties after additionalProperties {} through $ref",
+		schema:  `{"$defs":{"open":{"type":"object","additionalProperties":{}}},"$ref":"#/$defs/open","unevaluatedProperties":false}`,
+		valid:   []string{`{"x":1}`, `{}`},
+		invalid: []string{`[]`},
+	},
+	{
+		name:    "unevaluatedProperties beside an anyOf branch with additionalProperties true",
+		schema:  `{"type":"object","anyOf":[{"required":["a"],"additionalProperties":true},{"required":["b"],"properties":{"b":{}}}],"unevaluatedProperties":false}`,
+		valid:   []string{`{"a":1,"x":1}`, `{"b":1}`},
+		invalid: []string{`{"b":1,"x":1}`, `{}`},
+	},
 }
 
 func TestJSONSchemaCombinators(t *testing.T) {

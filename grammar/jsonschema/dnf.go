@@ -601,6 +601,10 @@ func (c *compiler) applyUnevaluated(n *node, kw string, bs []*schema) ([]*schema
 					break
 				}
 			}
+			if s.evalKeys {
+				// additionalProperties evaluated every key, even as true.
+				g = group{}
+			}
 			if g.addl != nil {
 				for i, p := range s.props {
 					if !p.shadow {

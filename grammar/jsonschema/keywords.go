@@ -202,6 +202,7 @@ func (c *compiler) readKeywords(n *node) (*schema, error) {
 		}
 		if ap != nil {
 			g.addl = conj{}.and(ap)
+			s.evalKeys = true
 		}
 		if len(g.pats) > 0 || !g.addl.isTrue() {
 			s.groups = []group{g}

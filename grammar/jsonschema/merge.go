@@ -94,6 +94,7 @@ func (c *compiler) merge(a, b *schema) (*schema, error) {
 	s.groups = append(s.groups, b.groups...)
 	s.keyOutside = append(s.keyOutside, b.keyOutside...)
 	s.witnesses = append(s.witnesses, b.witnesses...)
+	s.evalKeys = s.evalKeys || b.evalKeys
 	s.propNames = s.propNames.and(b.propNames...)
 	s.minProps = max(s.minProps, b.minProps)
 	s.maxProps = minBound(s.maxProps, b.maxProps)

@@ -211,6 +211,12 @@ type schema struct {
 	keyOutside []keySet
 	// witnesses: the object has a key as each one asks (see keyWitness).
 	witnesses []keyWitness
+	// evalKeys: additionalProperties is present, so every key is evaluated
+	// for unevaluatedProperties, even where it constrains nothing (true,
+	// {}) and left no group. It is an annotation, not part of key(): where
+	// branches alike but for it are deduplicated, dropping it only makes
+	// unevaluatedProperties refuse more.
+	evalKeys bool
 
 	prefix             []conj
 	items              conj
