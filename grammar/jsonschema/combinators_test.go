@@ -181,6 +181,44 @@ var combinatorCases = []schemaCase{
 		invalid: []string{`{}`, `{"a":"s"}`, `{"a":1,"b":1}`},
 	},
 
+	// Several such keys among the undeclared ones: distinct keys, or one
+	// key in every key language whose value fails every schema.
+	{
+		name:    "not anyOf of two propertyNames",
+		schema:  `{"type":"object","not":{"anyOf":[{"propertyNames":{"not":{"const":"a"}}},{"propertyNames":{"not":{"const":"b"}}}]}}`,
+		valid:   []string{`{"a":1,"b":2}`, `{"b":1,"a":2}`, `{"x":0,"b":1,"y":2,"a":3}`},
+		invalid: []string{`{}`, `{"a":1}`, `{"b":1,"c":1}`, `{"x":1,"y":2}`},
+	},
+	{
+		name:    "not anyOf of three propertyNames",
+		schema:  `{"type":"object","not":{"anyOf":[{"propertyNames":{"not":{"const":"a"}}},{"propertyNames":{"not":{"const":"b"}}},{"propertyNames":{"not":{"const":"c"}}}]}}`,
+		valid:   []string{`{"a":1,"b":1,"c":1}`, `{"c":1,"x":1,"a":1,"b":1}`},
+		invalid: []string{`{"a":1,"b":1}`, `{"a":1,"c":1,"d":1}`, `{}`},
+	},
+	{
+		// A key matching both patterns serves both only if its value fails
+		// both schemas: "ab":10.5 is not an integer and is above 10; a
+		// string passes maximum, so it serves the first alone.
+		name:    "not anyOf of two patternProperties, one key for both",
+		schema:  `{"type":"object","properties":{"p":{}},"not":{"anyOf":[{"patternProperties":{"a":{"type":"integer"}}},{"patternProperties":{"b":{"maximum":10}}}]}}`,
+		valid:   []string{`{"ab":10.5}`, `{"a":5.5,"b":20}`, `{"ab":20,"a":"s"}`, `{"p":1,"x":1,"ab":12.5,"y":2}`, `{"ab":5.5,"ab2":20}`},
+		invalid: []string{`{"ab":5.5}`, `{"ab":20}`, `{"ab":"s"}`, `{"c":"s"}`, `{"a":"s","c":1}`, `{}`, `{"p":1.5,"b":20}`, `{"a":"s","b":"s"}`},
+	},
+	{
+		name:    "not anyOf of two patternProperties, a declared key for one",
+		schema:  `{"type":"object","properties":{"ab":{"type":"number"}},"not":{"anyOf":[{"patternProperties":{"a":{"type":"integer"}}},{"patternProperties":{"b":{"maximum":10}}}]}}`,
+		valid:   []string{`{"ab":10.5}`, `{"ab":5.5,"b":11}`, `{"ab":20,"a":1.5}`, `{"b":11,"a":1.5}`},
+		invalid: []string{`{"ab":5.5}`, `{"ab":"s"}`, `{"ab":20,"xb":3}`, `{"ab":1,"a":1.5}`, `{"ab":5.5,"b":"x"}`},
+	},
+	{
+		// The first alternative alone: no "a" key fails, and a "b" key and
+		// a "c" key (or one key with both) hold non-integers.
+		name:    "oneOf of three patternProperties",
+		schema:  `{"type":"object","oneOf":[{"patternProperties":{"a":{"type":"integer"}}},{"patternProperties":{"b":{"type":"integer"}}},{"patternProperties":{"c":{"type":"integer"}}}]}`,
+		valid:   []string{`{"b":"s","c":"s"}`, `{"bc":"s"}`, `{"a":1,"bc":"s"}`, `{"a":1,"b":"s","c":[]}`},
+		invalid: []string{`{"abc":"s"}`, `{"bc":1}`, `{}`, `{"b":"s"}`, `{"a":"s","b":"s","c":"s"}`},
+	},
+
 	// additionalProperties evaluates every key it applies to, true and {}
 	// too, so unevaluatedProperties beside it constrains nothing
 	// (2020-12 core, 10.3.2.3 and 11.3).
@@ -231,8 +269,8 @@ func TestJSONSchemaCombinatorsStillRefused(t *testing.T) {
 	for _, schema := range []string{
 		// A key that a negation asks for, counted by minProperties.
 		`{"type":"object","oneOf":[{"patternProperties":{"a":{"multipleOf":10}}},{"patternProperties":{"a":{"maximum":40}}}],"minProperties":2}`,
-		// Two such keys among the undeclared ones.
-		`{"type":"object","not":{"anyOf":[{"propertyNames":{"not":{"const":"a"}}},{"propertyNames":{"not":{"const":"b"}}}]}}`,
+		// Four such keys among the undeclared ones.
+		`{"type":"object","not":{"anyOf":[{"propertyNames":{"not":{"const":"a"}}},{"propertyNames":{"not":{"const":"b"}}},{"propertyNames":{"not":{"const":"c"}}},{"propertyNames":{"not":{"const":"d"}}}]}}`,
 	} {
 		_, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		assert.Error(t, err, "%s", schema)

@@ -38,9 +38,14 @@ func (c *compiler) compileObject(s *schema) (*grammar.Expr, error) {
 	return c.objectWith(s, nil)
 }
 
-// objectWith compiles the object of s, one of whose undeclared keys is as
-// extra asks when extra is set.
-func (c *compiler) objectWith(s *schema, extra *keyWitness) (*grammar.Expr, error) {
+// maxUndeclaredWitnesses is how many keys asked for by negations an object
+// may have to find among its undeclared keys: the tail that finds them has a
+// state for each set of them found so far.
+const maxUndeclaredWitnesses = 3
+
+// objectWith compiles the object of s, whose undeclared keys include, for
+// each of wits, one key as it asks (a key may serve several).
+func (c *compiler) objectWith(s *schema, wits []keyWitness) (*grammar.Expr, error) {
 	if s.maxProps >= 0 && s.minProps > s.maxProps {
 		return nil, nil
 	}
@@ -53,13 +58,13 @@ func (c *compiler) objectWith(s *schema, extra *keyWitness) (*grammar.Expr, erro
 		s.keyOutside = nil
 	}
 	if len(s.witnesses) > 0 {
-		return c.objectWitness(s, extra)
+		return c.objectWitness(s, wits)
 	}
-	if extra != nil && (s.minProps > 0 || s.maxProps >= 0 || c.opts.Order == OrderAny) {
-		if err := c.unsupported(extra.ptr, extra.kw, "a key asked for by a negation (of patternProperties, additionalProperties or propertyNames), beside minProperties/maxProperties or OrderAny, cannot be enforced"); err != nil {
+	if len(wits) > 0 && (s.minProps > 0 || s.maxProps >= 0 || c.opts.Order == OrderAny) {
+		if err := c.unsupported(wits[0].ptr, wits[0].kw, "a key asked for by a negation (of patternProperties, additionalProperties or propertyNames), beside minProperties/maxProperties or OrderAny, cannot be enforced"); err != nil {
 			return nil, err
 		}
-		extra = nil
+		wits = nil
 	}
 	ws := c.ws
 	colon := c.cat(ws, grammar.Lit(":"), ws)
@@ -116,29 +121,38 @@ func (c *compiler) objectWith(s *schema, extra *keyWitness) (*grammar.Expr, erro
 	if c.opts.Order == OrderAny {
 		return c.objectAnyOrder(s, items, others)
 	}
-	var witness *grammar.Expr
-	if extra != nil {
-		wx, err := c.objectExtras(s, names, extra)
-		if err != nil {
-			return nil, err
-		}
-		alts = alts[:0]
-		for _, x := range wx {
-			alts = append(alts, c.cat(x.key, colon, x.value))
-		}
-		if witness = c.or(alts...); witness == nil {
-			return nil, nil
+	// serving[m]: an undeclared key that serves the witnesses in the set m
+	// (nil: no key can).
+	var serving []*grammar.Expr
+	if len(wits) > 0 {
+		serving = make([]*grammar.Expr, 1<<len(wits))
+		for m := 1; m < len(serving); m++ {
+			var ws []keyWitness
+			for i, w := range wits {
+				if m&(1<<i) != 0 {
+					ws = append(ws, w)
+				}
+			}
+			wx, err := c.objectExtras(s, names, ws)
+			if err != nil {
+				return nil, err
+			}
+			alts = alts[:0]
+			for _, x := range wx {
+				alts = append(alts, c.cat(x.key, colon, x.value))
+			}
+			serving[m] = c.or(alts...)
 		}
 	}
-	return c.objectDeclared(s, items, others, witness)
+	return c.objectDeclared(s, items, others, serving)
 }
 
 // objectWitness compiles the object of s, which asks for keys as its
 // witnesses say: the first one is a declared property (one alternative
-// each) or an undeclared key (passed on as extra); the others are resolved
-// the same way in turn. Two witnesses among the undeclared keys are an
-// error.
-func (c *compiler) objectWitness(s *schema, extra *keyWitness) (*grammar.Expr, error) {
+// each) or an undeclared key (added to wits); the others are resolved the
+// same way in turn. More than maxUndeclaredWitnesses among the undeclared
+// keys are an error.
+func (c *compiler) objectWitness(s *schema, wits []keyWitness) (*grammar.Expr, error) {
 	w := s.witnesses[0]
 	var alts []*grammar.Expr
 	seen := map[string]bool{}
@@ -173,7 +187,7 @@ func (c *compiler) objectWitness(s *schema, extra *keyWitness) (*grammar.Expr, e
 			}
 			t.props = append(t.props, prop{name: name, conj: cj.and(w.value...)})
 		}
-		e, err := c.objectWith(t, extra)
+		e, err := c.objectWith(t, wits)
 		if err != nil {
 			return nil, err
 		}
@@ -181,12 +195,12 @@ func (c *compiler) objectWitness(s *schema, extra *keyWitness) (*grammar.Expr, e
 	}
 	t := s.clone()
 	t.witnesses = t.witnesses[1:]
-	if extra == nil {
-		extra = &w
-	} else if err := c.unsupported(w.ptr, w.kw, "two keys asked for by negations (of patternProperties, additionalProperties or propertyNames) among the undeclared keys cannot be enforced"); err != nil {
+	if len(wits) < maxUndeclaredWitnesses {
+		wits = append(wits[:len(wits):len(wits)], w)
+	} else if err := c.unsupported(w.ptr, w.kw, "more than %d keys asked for by negations (of patternProperties, additionalProperties or propertyNames) among the undeclared keys cannot be enforced", maxUndeclaredWitnesses); err != nil {
 		return nil, err
 	}
-	e, err := c.objectWith(t, extra)
+	e, err := c.objectWith(t, wits)
 	if err != nil {
 		return nil, err
 	}
@@ -259,13 +273,19 @@ func (c *compiler) witnessDFA(w *keyWitness, declared []string) (*fsm.RuneDFA, e
 }
 
 // objectExtras returns the regions of undeclared keys and their values;
-// with w, only the keys w asks for, with values that satisfy w.value too.
-func (c *compiler) objectExtras(s *schema, declared []string, w *keyWitness) ([]extra, error) {
+// with wits, only the keys every one of them asks for, with values that
+// satisfy their values too.
+func (c *compiler) objectExtras(s *schema, declared []string, wits []keyWitness) ([]extra, error) {
 	var wd *fsm.RuneDFA
-	if w != nil {
-		var err error
-		if wd, err = c.witnessDFA(w, declared); err != nil {
+	for i := range wits {
+		d, err := c.witnessDFA(&wits[i], declared)
+		if err != nil {
 			return nil, err
+		}
+		if wd == nil {
+			wd = d
+		} else if wd, err = c.intersect(wd, d); err != nil {
+			return nil, c.automatonTooLarge(wits[i].ptr, wits[i].kw, "the key several negations ask for", err)
 		}
 		if wd.IsEmpty() {
 			return nil, nil
@@ -286,7 +306,7 @@ func (c *compiler) objectExtras(s *schema, declared []string, w *keyWitness) ([]
 	for _, g := range s.groups {
 		pats = append(pats, g.pats...)
 	}
-	if len(pats) == 0 && pn == nil && w == nil {
+	if len(pats) == 0 && pn == nil && wd == nil {
 		// One region: every key but the declared ones.
 		var conj conj
 		for _, g := range s.groups {
@@ -369,7 +389,7 @@ func (c *compiler) objectExtras(s *schema, declared []string, w *keyWitness) ([]
 				conj = conj.and(g.addl...)
 			}
 		}
-		if w != nil {
+		for _, w := range wits {
 			conj = conj.and(w.value...)
 		}
 		if conj.isFalse() {
@@ -591,8 +611,9 @@ func subtractRange(rs []grammar.RuneRange, x rune) []grammar.RuneRange {
 	return out
 }
 
-// objectDeclared assembles an object with declared properties in order.
-func (c *compiler) objectDeclared(s *schema, items []objItem, extra, witness *grammar.Expr) (*grammar.Expr, error) {
+// objectDeclared assembles an object with declared properties in order;
+// with serving (see witnessTail), its undeclared keys serve witnesses.
+func (c *compiler) objectDeclared(s *schema, items []objItem, extra *grammar.Expr, serving []*grammar.Expr) (*grammar.Expr, error) {
 	ws := c.ws
 	sep := c.cat(ws, grammar.Lit(","), ws)
 	n := len(items)
@@ -647,8 +668,8 @@ func (c *compiler) objectDeclared(s *schema, items []objItem, extra, witness *gr
 		var e *grammar.Expr
 		if st.i == n {
 			var err error
-			if witness != nil {
-				e = c.witnessTail(st.k, extra, witness, sep)
+			if serving != nil {
+				e = c.witnessTail(st.k, extra, serving, sep)
 			} else if e, err = c.objectTail(st.k, minP, maxP, extra, sep); err != nil {
 				return nil, err
 			}
@@ -700,6 +721,9 @@ func (c *compiler) objectDeclared(s *schema, items []objItem, extra, witness *gr
 	}
 	body := built[state{0, 0}]
 	if body == nil {
+		if serving != nil {
+			return nil, nil
+		}
 		for _, it := range items {
 			if it.required {
 				return nil, nil
@@ -710,7 +734,7 @@ func (c *compiler) objectDeclared(s *schema, items []objItem, extra, witness *gr
 		}
 		return c.cat(grammar.Lit("{"), ws, grammar.Lit("}")), nil
 	}
-	if minP > 0 || witness != nil {
+	if minP > 0 || serving != nil {
 		return c.cat(grammar.Lit("{"), ws, body, ws, grammar.Lit("}")), nil
 	}
 	obj := c.cat(grammar.Lit("{"), ws, body, ws, grammar.Lit("}"))
@@ -724,24 +748,43 @@ func (c *compiler) objectDeclared(s *schema, items []objItem, extra, witness *gr
 	return obj, nil
 }
 
-// objectTail is the undeclared keys after the declared ones, k properties
-// having been written.
-// witnessTail is the undeclared keys after k declared ones when one of
-// them must be a witness: others, the witness, others.
-func (c *compiler) witnessTail(k int, others, witness, sep *grammar.Expr) *grammar.Expr {
+// witnessTail is the undeclared keys after k declared ones when they must
+// serve every witness: serving[m] is a key that serves the witnesses in the
+// set m. It reads the keys with an automaton over the set served so far;
+// any key may serve none (others), so a key that serves a set is also read
+// as serving any part of it, and the tail is exactly the key sequences
+// whose served sets cover every witness.
+func (c *compiler) witnessTail(k int, others *grammar.Expr, serving []*grammar.Expr, sep *grammar.Expr) *grammar.Expr {
+	all := len(serving) - 1
 	rest := grammar.Eps()
 	if others != nil {
 		rest = c.rep(c.cat(sep, others), 0, -1)
 	}
+	// after[t]: the keys, each after a separator, once the set t is served.
+	after := make([]*grammar.Expr, len(serving))
+	after[all] = rest
+	for t := all - 1; t >= 0; t-- {
+		var alts []*grammar.Expr
+		for m := 1; m <= all; m++ {
+			if m&t == 0 {
+				alts = append(alts, c.cat(sep, serving[m], after[t|m]))
+			}
+		}
+		after[t] = c.cat(rest, c.or(alts...))
+	}
 	if k > 0 {
-		return c.cat(rest, sep, witness, rest)
+		return after[0]
 	}
-	before := grammar.Eps()
-	if others != nil {
-		before = c.opt(c.cat(others, rest, sep))
+	// The first key has no separator before it.
+	alts := []*grammar.Expr{c.cat(others, after[0])}
+	for m := 1; m <= all; m++ {
+		alts = append(alts, c.cat(serving[m], after[m]))
 	}
-	return c.cat(before, witness, rest)
+	return c.or(alts...)
 }
+
+// objectTail is the undeclared keys after the declared ones, k properties
+// having been written.
 
 func (c *compiler) objectTail(k, minP, maxP int, extra, sep *grammar.Expr) (*grammar.Expr, error) {
 	lo := max(0, minP-k)
