@@ -219,6 +219,59 @@ var combinatorCases = []schemaCase{
 		invalid: []string{`{"abc":"s"}`, `{"bc":1}`, `{}`, `{"b":"s"}`, `{"a":"s","b":"s","c":"s"}`},
 	},
 
+	// Such keys counted by minProperties and maxProperties, declared or not.
+	{
+		// Exactly one: every "a" key a multiple of 10 and one above 40, or
+		// every one at most 40 and one not a multiple of 10.
+		name:    "oneOf of patternProperties with minProperties",
+		schema:  `{"type":"object","oneOf":[{"patternProperties":{"a":{"multipleOf":10}}},{"patternProperties":{"a":{"maximum":40}}}],"minProperties":2}`,
+		valid:   []string{`{"a":50,"b":1}`, `{"a":15,"x":1}`, `{"b":1,"a":50}`, `{"a":50,"ba":60}`},
+		invalid: []string{`{"a":50}`, `{"a":10,"b":1}`, `{"a":50,"ba":15}`, `{"b":1,"c":2}`, `{}`},
+	},
+	{
+		name:    "three keys asked for with minProperties",
+		schema:  `{"type":"object","not":{"anyOf":[{"propertyNames":{"not":{"enum":["1","3"]}}},{"propertyNames":{"not":{"enum":["2","3"]}}},{"propertyNames":{"not":{"enum":["1","3"]}}}]},"minProperties":3}`,
+		valid:   []string{`{"1":0,"2":0,"x":0}`, `{"3":0,"a":0,"b":0}`, `{"a":0,"2":0,"b":0,"1":0}`},
+		invalid: []string{`{"3":0,"a":0}`, `{"1":0,"2":0}`, `{"1":0,"a":0,"b":0}`, `{}`},
+	},
+	{
+		name:    "two keys asked for with maxProperties",
+		schema:  `{"type":"object","properties":{"p":{}},"not":{"anyOf":[{"propertyNames":{"not":{"const":"a"}}},{"propertyNames":{"not":{"const":"b"}}}]},"maxProperties":3}`,
+		valid:   []string{`{"a":1,"b":1}`, `{"p":1,"a":1,"b":1}`, `{"b":1,"x":1,"a":1}`},
+		invalid: []string{`{"p":1,"a":1,"b":1,"x":1}`, `{"a":1,"b":1,"x":1,"y":1}`, `{"a":1,"x":1}`, `{"p":1,"a":1}`},
+	},
+	{
+		name:    "two keys asked for with minProperties and maxProperties",
+		schema:  `{"type":"object","properties":{"p":{"type":"integer"}},"not":{"anyOf":[{"propertyNames":{"not":{"const":"a"}}},{"propertyNames":{"not":{"const":"b"}}}]},"minProperties":4,"maxProperties":6}`,
+		valid:   []string{`{"a":1,"b":1,"c":1,"d":1}`, `{"x":1,"a":1,"y":1,"b":1,"z":1,"w":1}`, `{"p":1,"b":1,"x":1,"a":1}`},
+		invalid: []string{`{"a":1,"b":1,"c":1}`, `{"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"g":1}`, `{"p":1,"a":1,"b":1,"c":1,"d":1,"e":1,"f":1}`, `{"c":1,"d":1,"e":1,"f":1}`, `{"p":"s","a":1,"b":1,"c":1}`},
+	},
+	{
+		name:    "a key asked for, declared or not, with exactly two properties",
+		schema:  `{"type":"object","properties":{"ab":{}},"not":{"patternProperties":{"a":{"type":"integer"}}},"minProperties":2,"maxProperties":2}`,
+		valid:   []string{`{"ab":"s","x":1}`, `{"ab":1,"a":"s"}`, `{"x":1,"a":"s"}`},
+		invalid: []string{`{"ab":"s"}`, `{"ab":1,"x":"s"}`, `{"ab":"s","x":1,"y":1}`, `{"a":"s","b":"s","c":1}`, `{"a":"s"}`},
+	},
+	{
+		name:    "a key outside the declared ones with minProperties",
+		schema:  `{"type":"object","minProperties":2,"not":{"additionalProperties":false,"properties":{"a":{}}}}`,
+		valid:   []string{`{"a":1,"b":1}`, `{"b":1,"c":1}`},
+		invalid: []string{`{"b":1}`, `{"a":1}`, `{}`},
+	},
+	{
+		// not of a keyword that holds for every non-object refuses them.
+		name:    "some key with maxProperties",
+		schema:  `{"properties":{"a":{"maxProperties":3,"not":{"additionalProperties":false}}}}`,
+		valid:   []string{`{"a":{"x":1}}`, `{"a":{"x":1,"y":2,"z":3}}`, `{}`},
+		invalid: []string{`{"a":{}}`, `{"a":{"w":1,"x":1,"y":2,"z":3}}`, `{"a":5}`},
+	},
+	{
+		name:    "not patternProperties with minProperties",
+		schema:  `{"type":"object","minProperties":2,"not":{"patternProperties":{"a":{"type":"integer"}}}}`,
+		valid:   []string{`{"a":"s","b":1}`, `{"b":1,"ba":null}`},
+		invalid: []string{`{"a":"s"}`, `{"a":1,"b":1}`, `{"b":"s","c":"s"}`},
+	},
+
 	// additionalProperties evaluates every key it applies to, true and {}
 	// too, so unevaluatedProperties beside it constrains nothing
 	// (2020-12 core, 10.3.2.3 and 11.3).
@@ -267,8 +320,6 @@ func TestJSONSchemaCombinators(t *testing.T) {
 // exact grammar is still an error.
 func TestJSONSchemaCombinatorsStillRefused(t *testing.T) {
 	for _, schema := range []string{
-		// A key that a negation asks for, counted by minProperties.
-		`{"type":"object","oneOf":[{"patternProperties":{"a":{"multipleOf":10}}},{"patternProperties":{"a":{"maximum":40}}}],"minProperties":2}`,
 		// Four such keys among the undeclared ones.
 		`{"type":"object","not":{"anyOf":[{"propertyNames":{"not":{"const":"a"}}},{"propertyNames":{"not":{"const":"b"}}},{"propertyNames":{"not":{"const":"c"}}},{"propertyNames":{"not":{"const":"d"}}}]}}`,
 	} {

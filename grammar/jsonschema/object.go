@@ -60,8 +60,8 @@ func (c *compiler) objectWith(s *schema, wits []keyWitness) (*grammar.Expr, erro
 	if len(s.witnesses) > 0 {
 		return c.objectWitness(s, wits)
 	}
-	if len(wits) > 0 && (s.minProps > 0 || s.maxProps >= 0 || c.opts.Order == OrderAny) {
-		if err := c.unsupported(wits[0].ptr, wits[0].kw, "a key asked for by a negation (of patternProperties, additionalProperties or propertyNames), beside minProperties/maxProperties or OrderAny, cannot be enforced"); err != nil {
+	if len(wits) > 0 && c.opts.Order == OrderAny {
+		if err := c.unsupported(wits[0].ptr, wits[0].kw, "a key asked for by a negation (of patternProperties, additionalProperties or propertyNames) cannot be enforced with properties in any order"); err != nil {
 			return nil, err
 		}
 		wits = nil
@@ -662,14 +662,21 @@ func (c *compiler) objectDeclared(s *schema, items []objItem, extra *grammar.Exp
 	if len(order) > 4*c.opts.Limits.Rules {
 		return nil, c.limitf(s.ptr, "maxProperties", "the property counts need more states than 4 × Limits.Rules (%d)", 4*c.opts.Limits.Rules)
 	}
+	var witnessTail func(k int) *grammar.Expr
+	if serving != nil {
+		var err error
+		if witnessTail, err = c.witnessTails(s.ptr, minP, maxP, extra, serving, sep); err != nil {
+			return nil, err
+		}
+	}
 	built := map[state]*grammar.Expr{}
 	// order is a post-order: successors first.
 	for _, st := range order {
 		var e *grammar.Expr
 		if st.i == n {
 			var err error
-			if serving != nil {
-				e = c.witnessTail(st.k, extra, serving, sep)
+			if witnessTail != nil {
+				e = witnessTail(st.k)
 			} else if e, err = c.objectTail(st.k, minP, maxP, extra, sep); err != nil {
 				return nil, err
 			}
@@ -748,39 +755,80 @@ func (c *compiler) objectDeclared(s *schema, items []objItem, extra *grammar.Exp
 	return obj, nil
 }
 
-// witnessTail is the undeclared keys after k declared ones when they must
-// serve every witness: serving[m] is a key that serves the witnesses in the
-// set m. It reads the keys with an automaton over the set served so far;
-// any key may serve none (others), so a key that serves a set is also read
-// as serving any part of it, and the tail is exactly the key sequences
-// whose served sets cover every witness.
-func (c *compiler) witnessTail(k int, others *grammar.Expr, serving []*grammar.Expr, sep *grammar.Expr) *grammar.Expr {
+// witnessTails returns the undeclared keys after k declared ones, by k,
+// when they must serve every witness: serving[m] is a key that serves the
+// witnesses in the set m. The keys are read by an automaton over (the set
+// served so far, the properties written so far); any key may serve none
+// (others), so a key that serves a set is also read as serving any part of
+// it, and the tail is exactly the key sequences whose served sets cover
+// every witness and whose length keeps the count within minP and maxP. The
+// count is kept up to maxP, or up to minP when there is no maxP; its states
+// past 24 nodes become rules, which several states call.
+func (c *compiler) witnessTails(ptr string, minP, maxP int, others *grammar.Expr, serving []*grammar.Expr, sep *grammar.Expr) (func(k int) *grammar.Expr, error) {
 	all := len(serving) - 1
+	last := minP
+	if maxP >= 0 {
+		last = maxP
+	}
+	if (last+1)*len(serving) > 4*c.opts.Limits.Rules {
+		return nil, c.limitf(ptr, "minProperties", "the keys asked for by negations and the property counts need more states than 4 × Limits.Rules (%d)", 4*c.opts.Limits.Rules)
+	}
 	rest := grammar.Eps()
 	if others != nil {
 		rest = c.rep(c.cat(sep, others), 0, -1)
 	}
-	// after[t]: the keys, each after a separator, once the set t is served.
-	after := make([]*grammar.Expr, len(serving))
-	after[all] = rest
-	for t := all - 1; t >= 0; t-- {
-		var alts []*grammar.Expr
-		for m := 1; m <= all; m++ {
-			if m&t == 0 {
-				alts = append(alts, c.cat(sep, serving[m], after[t|m]))
+	// after[n][t]: the keys, each after a separator, once n properties are
+	// written and the set t is served.
+	after := make([][]*grammar.Expr, last+1)
+	for n := last; n >= 0; n-- {
+		after[n] = make([]*grammar.Expr, len(serving))
+		next := after[min(n+1, last)]
+		counted := n < last || maxP >= 0
+		for t := all; t >= 0; t-- {
+			var alts []*grammar.Expr
+			if t == all && n >= minP {
+				alts = append(alts, grammar.Eps())
 			}
+			if maxP < 0 || n < maxP {
+				if counted {
+					alts = append(alts, c.cat(sep, others, next[t]))
+				}
+				for m := 1; m <= all; m++ {
+					if m&t == 0 {
+						alts = append(alts, c.cat(sep, serving[m], next[t|m]))
+					}
+				}
+			}
+			e := c.or(alts...)
+			if !counted {
+				// Any number of further keys: the others repeat in place.
+				e = c.cat(rest, e)
+			}
+			if e != nil && counted && exprSize(e) > 24 {
+				r, err := c.newRule(ruleName(ptr)+"-witness", e)
+				if err != nil {
+					return nil, err
+				}
+				e = grammar.Call(r)
+			}
+			after[n][t] = e
 		}
-		after[t] = c.cat(rest, c.or(alts...))
 	}
-	if k > 0 {
-		return after[0]
-	}
-	// The first key has no separator before it.
-	alts := []*grammar.Expr{c.cat(others, after[0])}
-	for m := 1; m <= all; m++ {
-		alts = append(alts, c.cat(serving[m], after[m]))
-	}
-	return c.or(alts...)
+	return func(k int) *grammar.Expr {
+		if k > 0 {
+			return after[min(k, last)][0]
+		}
+		if maxP == 0 {
+			return nil
+		}
+		// The first key has no separator before it.
+		next := after[min(1, last)]
+		alts := []*grammar.Expr{c.cat(others, next[0])}
+		for m := 1; m <= all; m++ {
+			alts = append(alts, c.cat(serving[m], next[m]))
+		}
+		return c.or(alts...)
+	}, nil
 }
 
 // objectTail is the undeclared keys after the declared ones, k properties
