@@ -235,6 +235,20 @@ var combinatorCases = []schemaCase{
 		invalid: []string{`{"3":0,"a":0}`, `{"1":0,"2":0}`, `{"1":0,"a":0,"b":0}`, `{}`},
 	},
 	{
+		// Each enum needs a key in it: "2" serves the last three, "3"
+		// the first two, "5" the last two.
+		name:    "four keys asked for with maxProperties",
+		schema:  `{"type":"object","not":{"anyOf":[{"propertyNames":{"not":{"enum":["1","3"]}}},{"propertyNames":{"not":{"enum":["2","3"]}}},{"propertyNames":{"not":{"enum":["2","4","5"]}}},{"propertyNames":{"not":{"enum":["1","2","5"]}}}]},"maxProperties":2}`,
+		valid:   []string{`{"2":0,"1":0}`, `{"2":0,"3":0}`, `{"3":0,"5":0}`, `{"1":0,"2":0}`},
+		invalid: []string{`{"3":0,"4":0}`, `{"1":0,"3":0}`, `{"2":0}`, `{"1":0,"2":0,"3":0}`, `{"1":0,"5":0}`},
+	},
+	{
+		name:    "five keys asked for with maxProperties",
+		schema:  `{"type":"object","not":{"anyOf":[{"propertyNames":{"not":{"enum":["1","3"]}}},{"propertyNames":{"not":{"enum":["2","3"]}}},{"propertyNames":{"not":{"enum":["2","4","5"]}}},{"propertyNames":{"not":{"enum":["1","2","5"]}}},{"propertyNames":{"not":{"enum":["3","5"]}}}]},"maxProperties":2}`,
+		valid:   []string{`{"3":0,"5":0}`, `{"2":0,"3":0}`},
+		invalid: []string{`{"1":0,"2":0}`, `{"2":0,"1":0}`, `{"3":0,"4":0}`, `{"2":0,"3":0,"5":0}`},
+	},
+	{
 		name:    "two keys asked for with maxProperties",
 		schema:  `{"type":"object","properties":{"p":{}},"not":{"anyOf":[{"propertyNames":{"not":{"const":"a"}}},{"propertyNames":{"not":{"const":"b"}}}]},"maxProperties":3}`,
 		valid:   []string{`{"a":1,"b":1}`, `{"p":1,"a":1,"b":1}`, `{"b":1,"x":1,"a":1}`},
@@ -320,8 +334,10 @@ func TestJSONSchemaCombinators(t *testing.T) {
 // exact grammar is still an error.
 func TestJSONSchemaCombinatorsStillRefused(t *testing.T) {
 	for _, schema := range []string{
-		// Four such keys among the undeclared ones.
-		`{"type":"object","not":{"anyOf":[{"propertyNames":{"not":{"const":"a"}}},{"propertyNames":{"not":{"const":"b"}}},{"propertyNames":{"not":{"const":"c"}}},{"propertyNames":{"not":{"const":"d"}}}]}}`,
+		// Six such keys among the undeclared ones.
+		`{"type":"object","not":{"anyOf":[{"propertyNames":{"not":{"const":"a"}}},{"propertyNames":{"not":{"const":"b"}}},{"propertyNames":{"not":{"const":"c"}}},{"propertyNames":{"not":{"const":"d"}}},{"propertyNames":{"not":{"const":"e"}}},{"propertyNames":{"not":{"const":"f"}}}]}}`,
+		// Three that each may be one of 10 declared properties.
+		`{"type":"object","properties":{"a0":{},"a1":{},"a2":{},"a3":{},"a4":{},"a5":{},"a6":{},"a7":{},"a8":{},"a9":{}},"not":{"anyOf":[{"patternProperties":{"a":{"maximum":0}}},{"patternProperties":{"a":{"maximum":1}}},{"patternProperties":{"a":{"maximum":2}}}]}}`,
 	} {
 		_, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		assert.Error(t, err, "%s", schema)

@@ -41,7 +41,7 @@ func (c *compiler) compileObject(s *schema) (*grammar.Expr, error) {
 // maxUndeclaredWitnesses is how many keys asked for by negations an object
 // may have to find among its undeclared keys: the tail that finds them has a
 // state for each set of them found so far.
-const maxUndeclaredWitnesses = 3
+const maxUndeclaredWitnesses = 5
 
 // objectWith compiles the object of s, whose undeclared keys include, for
 // each of wits, one key as it asks (a key may serve several).
@@ -58,6 +58,11 @@ func (c *compiler) objectWith(s *schema, wits []keyWitness) (*grammar.Expr, erro
 		s.keyOutside = nil
 	}
 	if len(s.witnesses) > 0 {
+		if wits == nil {
+			if err := c.witnessChoices(s); err != nil {
+				return nil, err
+			}
+		}
 		return c.objectWitness(s, wits)
 	}
 	if len(wits) > 0 && c.opts.Order == OrderAny {
@@ -205,6 +210,36 @@ func (c *compiler) objectWitness(s *schema, wits []keyWitness) (*grammar.Expr, e
 		return nil, err
 	}
 	return c.or(append(alts, e)...), nil
+}
+
+// witnessChoices bounds the objects objectWitness compiles for s, one per
+// choice of a declared property or the undeclared keys for each witness,
+// by Limits.Alternatives.
+func (c *compiler) witnessChoices(s *schema) error {
+	names := make([]string, 0, len(s.props)+len(s.required))
+	for _, p := range s.props {
+		names = append(names, p.name)
+	}
+	names = append(names, s.required...)
+	slices.Sort(names)
+	names = slices.Compact(names)
+	n := 1
+	for _, w := range s.witnesses {
+		choices := 1
+		for _, name := range names {
+			ok, err := c.witnessKey(w, name)
+			if err != nil {
+				return err
+			}
+			if ok {
+				choices++
+			}
+		}
+		if n *= choices; n > c.opts.Limits.Alternatives {
+			return c.limitf(w.ptr, w.kw, "the keys asked for by negations can be declared properties in more ways than Limits.Alternatives (%d)", c.opts.Limits.Alternatives)
+		}
+	}
+	return nil
 }
 
 // witnessKey reports whether key is one w asks for.
