@@ -307,6 +307,34 @@ var combinatorCases = []schemaCase{
 		valid:   []string{`{"a":1,"x":1}`, `{"b":1}`},
 		invalid: []string{`{"b":1,"x":1}`, `{}`},
 	},
+	// Branches alike but for additionalProperties true: whichever comes
+	// first, the one that evaluates every key serves.
+	{
+		name:    "unevaluatedProperties beside anyOf of {} and additionalProperties true",
+		schema:  `{"type":"object","anyOf":[{},{"additionalProperties":true}],"unevaluatedProperties":false}`,
+		valid:   []string{`{"a":1}`, `{}`},
+		invalid: []string{`[]`},
+	},
+	{
+		name:    "unevaluatedProperties beside anyOf of additionalProperties true and {}",
+		schema:  `{"type":"object","anyOf":[{"additionalProperties":true},{}],"unevaluatedProperties":false}`,
+		valid:   []string{`{"a":1}`, `{}`},
+		invalid: []string{`[]`},
+	},
+	// A negation's annotations are dropped: what a not of a not imposes on
+	// keys evaluates none of them.
+	{
+		name:    "unevaluatedProperties beside a not of a not of additionalProperties",
+		schema:  `{"type":"object","not":{"not":{"additionalProperties":{"type":"integer"}}},"unevaluatedProperties":false}`,
+		valid:   []string{`{}`},
+		invalid: []string{`{"a":1}`, `{"a":"s"}`},
+	},
+	{
+		name:    "unevaluatedProperties beside a not of a not of patternProperties",
+		schema:  `{"type":"object","not":{"not":{"patternProperties":{"^a":{"type":"integer"}}}},"properties":{"b":{}},"unevaluatedProperties":false}`,
+		valid:   []string{`{}`, `{"b":"s"}`},
+		invalid: []string{`{"a":1}`, `{"a":"s"}`, `{"c":1}`},
+	},
 }
 
 func TestJSONSchemaCombinators(t *testing.T) {

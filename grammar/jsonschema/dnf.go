@@ -17,8 +17,7 @@ func (c *compiler) product(a, b []*schema, ptr string) ([]*schema, error) {
 	if err := c.tick(len(a) * len(b)); err != nil {
 		return nil, err
 	}
-	var out []*schema
-	seen := map[string]bool{}
+	var out branchSet
 	for _, x := range a {
 		for _, y := range b {
 			m, err := c.merge(x, y)
@@ -29,37 +28,55 @@ func (c *compiler) product(a, b []*schema, ptr string) ([]*schema, error) {
 				continue
 			}
 			for _, m := range closeKeys(m) {
-				k := m.key()
-				if seen[k] {
-					continue
-				}
-				seen[k] = true
-				out = append(out, m)
-				if len(out) > c.opts.Limits.Alternatives {
+				if out.add(m) && len(out.list) > c.opts.Limits.Alternatives {
 					return nil, c.limitf(ptr, "", "more alternatives than Limits.Alternatives (%d) after distributing anyOf/oneOf/allOf", c.opts.Limits.Alternatives)
 				}
 			}
 		}
 	}
-	return out, nil
+	return out.list, nil
+}
+
+// branchSet collects branches, each key once. A branch dropped as equal to
+// one kept may differ from it in evalKeys, which key leaves out: the kept
+// one then evaluates every key if either did, since a document that
+// matches one matches the other.
+type branchSet struct {
+	list []*schema
+	at   map[string]int
+}
+
+// add adds s unless a branch of its key is there, and reports whether it did.
+func (b *branchSet) add(s *schema) bool {
+	k := s.key()
+	if i, ok := b.at[k]; ok {
+		if s.evalKeys && !b.list[i].evalKeys {
+			t := b.list[i].clone()
+			t.evalKeys = true
+			b.list[i] = t
+		}
+		return false
+	}
+	if b.at == nil {
+		b.at = map[string]int{}
+	}
+	b.at[k] = len(b.list)
+	b.list = append(b.list, s)
+	return true
 }
 
 func (c *compiler) union(a, b []*schema, ptr string) ([]*schema, error) {
-	out := append([]*schema(nil), a...)
-	seen := map[string]bool{}
+	var out branchSet
 	for _, s := range a {
-		seen[s.key()] = true
+		out.add(s)
 	}
 	for _, s := range b {
-		if k := s.key(); !seen[k] {
-			seen[k] = true
-			out = append(out, s)
-		}
+		out.add(s)
 	}
-	if len(out) > c.opts.Limits.Alternatives {
+	if len(out.list) > c.opts.Limits.Alternatives {
 		return nil, c.limitf(ptr, "", "more alternatives than Limits.Alternatives (%d) after distributing anyOf/oneOf", c.opts.Limits.Alternatives)
 	}
-	return out, nil
+	return out.list, nil
 }
 
 // conjDNF returns the branches of a conjunction of schema nodes.
@@ -592,6 +609,9 @@ func (c *compiler) applyUnevaluated(n *node, kw string, bs []*schema) ([]*schema
 		if kw == "unevaluatedProperties" {
 			g := group{addl: conj{v}}
 			for _, og := range s.groups {
+				if og.shadow {
+					continue // a negation's: it evaluates no key
+				}
 				for _, pp := range og.pats {
 					g.pats = append(g.pats, patProp{pat: pp.pat})
 				}

@@ -483,7 +483,7 @@ func (c *compiler) negateBranch(s *schema) ([]*schema, bool, error) {
 			for _, name := range ko.names {
 				x.props = append(x.props, prop{name: name, shadow: true})
 			}
-			x.groups = []group{{addl: conj{c.falseNode}}}
+			x.groups = []group{{addl: conj{c.falseNode}, shadow: true}}
 		}
 		names := make([]string, len(s.props))
 		for i, p := range s.props {
@@ -542,7 +542,7 @@ func (c *compiler) negateBranch(s *schema) ([]*schema, bool, error) {
 			for _, name := range w.names {
 				x.props = append(x.props, prop{name: name, shadow: true})
 			}
-			x.groups = []group{{pats: pp, addl: addl}}
+			x.groups = []group{{pats: pp, addl: addl, shadow: true}}
 		}
 		if s.minProps > 0 {
 			typed(jtObject).maxProps = s.minProps - 1

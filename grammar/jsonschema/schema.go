@@ -146,6 +146,9 @@ type patProp struct {
 type group struct {
 	pats []patProp
 	addl conj
+	// shadow: the group comes only from a negation (as prop.shadow says),
+	// so it evaluates no key for unevaluatedProperties.
+	shadow bool
 }
 
 type contains struct {
@@ -214,8 +217,8 @@ type schema struct {
 	// evalKeys: additionalProperties is present, so every key is evaluated
 	// for unevaluatedProperties, even where it constrains nothing (true,
 	// {}) and left no group. It is an annotation, not part of key(): where
-	// branches alike but for it are deduplicated, dropping it only makes
-	// unevaluatedProperties refuse more.
+	// branches alike but for it are deduplicated (branchSet), the one kept
+	// takes it.
 	evalKeys bool
 
 	prefix             []conj
@@ -378,7 +381,7 @@ func (s *schema) key() string {
 			for _, pp := range g.pats {
 				w("pp", pp.pat.val+"\x00"+pp.conj.key())
 			}
-			w("ap", g.addl.key())
+			w("ap", g.addl.key()+"\x00"+strconv.FormatBool(g.shadow))
 		}
 		w("pn", s.propNames.key())
 		w("np", strconv.Itoa(s.minProps)+","+strconv.Itoa(s.maxProps))

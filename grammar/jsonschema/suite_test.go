@@ -27,7 +27,7 @@ import (
 // Schema Test Suite (draft 2020-12, required tests) that must pass: a valid
 // instance accepted or an invalid one rejected; a schema that does not
 // compile fails all its tests.
-const jsonSchemaSuiteFloor = 1219
+const jsonSchemaSuiteFloor = 1223
 
 // suiteLoader maps the suite's remote URIs (http://localhost:1234/...) to
 // its remotes folder.
