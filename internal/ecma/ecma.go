@@ -36,6 +36,25 @@ func unsupported(msg string) error { return featureError(msg) }
 // space is ECMA-262's \s.
 const space = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
 
+// spaceRanges is space as ranges, in order.
+var spaceRanges = [][2]rune{{0x09, 0x0d}, {0x20, 0x20}, {0xa0, 0xa0}, {0x1680, 0x1680}, {0x2000, 0x200a}, {0x2028, 0x2029}, {0x202f, 0x202f}, {0x205f, 0x205f}, {0x3000, 0x3000}, {0xfeff, 0xfeff}}
+
+// nonSpace is ECMA-262's \S as the ranges of a class, for a \S inside
+// one (where Go's syntax has no negated member): every code point outside
+// spaceRanges.
+var nonSpace = func() string {
+	var b strings.Builder
+	lo := rune(0)
+	for _, r := range spaceRanges {
+		if lo < r[0] {
+			fmt.Fprintf(&b, `\x{%x}-\x{%x}`, lo, r[0]-1)
+		}
+		lo = r[1] + 1
+	}
+	fmt.Fprintf(&b, `\x{%x}-\x{%x}`, lo, unicode.MaxRune)
+	return b.String()
+}()
+
 // Translate rewrites an ECMA-262 pattern into Go's syntax, keeping its
 // meaning: \s, \S and . get ECMA's definitions, \uXXXX, \u{X}, \cX, \0 and
 // identity escapes are spelled out, [^] and [] are translated, and named
@@ -67,9 +86,10 @@ func Translate(src string) (string, error) {
 				}
 			case 'S':
 				if inClass {
-					return "", unsupported(`\S inside a character class is not supported`)
+					b.WriteString(nonSpace)
+				} else {
+					b.WriteString("[^" + space + "]")
 				}
-				b.WriteString("[^" + space + "]")
 			case 'b':
 				if inClass {
 					b.WriteString(`\x08`)
