@@ -3,6 +3,7 @@ package ecma_test
 import (
 	"errors"
 	"regexp"
+	"regexp/syntax"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,4 +89,27 @@ func TestTranslateErrors(t *testing.T) {
 		assert.Equal(t, tt.unsupported, errors.Is(err, ecma.ErrUnsupported), "%s: %v", tt.pattern, err)
 		assert.Equal(t, tt.lookahead, errors.Is(err, ecma.ErrLookahead), "%s: %v", tt.pattern, err)
 	}
+}
+
+// FuzzTranslate: any pattern, a client's, is translated or refused without
+// a panic, and a translation Go's parser accepts compiles into a matcher
+// (what the front-ends do next).
+func FuzzTranslate(f *testing.F) {
+	for _, s := range []string{`^a.c$`, `[\S\d]+`, `[^\s]`, `\u{1F600}`, `(?<y>\d{4})`, `a(?=b)`, `[^]`, `\cJ\0`, `\uD83D\uDE00`, `[\s\S]*`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pattern string) {
+		if len(pattern) > 256 {
+			return
+		}
+		src, err := ecma.Translate(pattern)
+		if err != nil {
+			return
+		}
+		if re, err := syntax.Parse(src, syntax.Perl); err == nil {
+			if _, err := syntax.Compile(re.Simplify()); err != nil {
+				t.Fatalf("%q -> %q: %v", pattern, src, err)
+			}
+		}
+	})
 }
