@@ -193,15 +193,14 @@ func (c *Compiled) indexNode(n int32, warm bool) *nodeIndex {
 func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
 	// Wide nodes whose automata are alike, in this grammar or another one
 	// of the same vocabulary, share one classification: most JSON Schemas
-	// have the same string and number rules.
-	// Only wide nodes are worth it: a narrow one costs about as much to
-	// classify as to describe.
+	// have the same string and number rules. A narrow node mostly costs
+	// about as much to classify as to describe, and is shared only in a
+	// rule of a few nodes (maxNarrowRule). A node without bytes is only
+	// classified as the reference of others (derive.go): a loop, wide.
 	var shape []byte
 	shareable := false
-	// A node without bytes is only classified as the reference of others
-	// (derive.go): a loop, wide.
 	wide := !c.prog.HasBytes(n) || isWide(c.prog, c.voc, n)
-	if wide {
+	if wide || c.prog.Rules[c.prog.RuleOf(n)].NumNodes <= maxNarrowRule {
 		buf, ok := c.takeMissedShape(n)
 		if buf == nil {
 			buf = takeShapeBuf()

@@ -12,6 +12,16 @@ import (
 // only, so describing a shape never costs more than a small walk.
 const maxSharedShape = 2048
 
+// maxNarrowRule is the most nodes the rule of a narrow node (see isWide)
+// may have for the node's classification to be shared. Most narrow nodes
+// cost about as much to classify as to describe, and those within a
+// literal would describe the rest of a large rule. But the hex digits of a
+// string's \u escape, a rule of a few nodes in every grammar, start every
+// token of digits and of the letters a to f: their classification walks
+// thousands of tokens, 2-3 ms, which one grammar of the vocabulary pays
+// instead of each.
+const maxNarrowRule = 16
+
 // DefaultSharedIndexBudget is the memory, in bytes, that the node
 // classifications shared between the grammars of one vocabulary may take
 // unless SetSharedIndexBudget says otherwise.
