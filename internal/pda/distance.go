@@ -75,7 +75,6 @@ func (p *Program) computeDistances() {
 	for len(q) > 0 {
 		d, x := q.pop()
 		if done[x] || d != dist[x] {
-
 			continue // settled before, nearer
 		}
 		done[x] = true
@@ -103,7 +102,6 @@ func (p *Program) computeDistances() {
 type distQueue []uint64
 
 func (q *distQueue) push(d, x int32) {
-
 	h := append(*q, uint64(d)<<32|uint64(uint32(x)))
 	for i := len(h) - 1; i > 0; {
 		parent := (i - 1) / 2
