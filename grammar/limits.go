@@ -58,6 +58,10 @@ type Limits struct {
 	// jsonschema.OrderAny tracks exactly; the grammar needs 2^n rules for n
 	// of them, so this stays small.
 	AnyOrderRequired int
+	// AnyOrderProperties bounds the declared properties of one object that
+	// jsonschema.OrderAuto accepts in any order; the grammar needs a rule per
+	// set of them, so larger objects keep the declared order.
+	AnyOrderProperties int
 
 	// Grammar and automata.
 
@@ -116,6 +120,7 @@ var defaultLimits = Limits{
 	Repeat:             1 << 20,
 	Alternatives:       1024,
 	AnyOrderRequired:   6,
+	AnyOrderProperties: 6,
 	Rules:              20000,
 	ExprNodes:          4 << 20,
 	PatternStates:      4000,
@@ -152,6 +157,7 @@ func (l Limits) WithDefaults() Limits {
 	def(&l.Repeat, d.Repeat)
 	def(&l.Alternatives, d.Alternatives)
 	def(&l.AnyOrderRequired, d.AnyOrderRequired)
+	def(&l.AnyOrderProperties, d.AnyOrderProperties)
 	def(&l.Rules, d.Rules)
 	def(&l.ExprNodes, d.ExprNodes)
 	def(&l.PatternStates, d.PatternStates)

@@ -32,7 +32,7 @@ func loadBenchDocs(tb testing.TB, every int) []benchDoc {
 	}
 	var out []benchDoc
 	for _, f := range files {
-		s, err := maskbench.LoadInstances(f, voc, jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
+		s, err := maskbench.LoadInstances(f, voc, jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, Order: jsonschema.OrderDeclared})
 		if err != nil {
 			continue
 		}

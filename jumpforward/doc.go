@@ -14,6 +14,11 @@
 // graph-structured stack, and it is byte-exact: when only the first bytes of
 // a character are forced, it ends inside the character.
 //
+// Keys are forced only where one key can come next. JSON Schema's default
+// property order (jsonschema.OrderAuto) lets the declared properties of
+// small objects come in any order; compile with jsonschema.OrderDeclared to
+// have each next declared key forced, as the examples here do.
+//
 // The matcher's pushdown state computes it (as pda.State.Forced does) by
 // stepping itself, one byte at a time while exactly one byte is possible, and
 // rolling back; where the state is one stack inside a rule, it reads the

@@ -27,7 +27,7 @@ func ExampleForwarder_Next() {
 		"name":{"type":"string"},
 		"house":{"enum":["Gryffindor","Hufflepuff","Ravenclaw","Slytherin"]}},
 		"required":["name","house"],"additionalProperties":false}`
-	g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
+	g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, Order: jsonschema.OrderDeclared})
 	if err != nil {
 		panic(err)
 	}
@@ -153,7 +153,7 @@ func ExampleOptions_appendOnly() {
 		panic(err)
 	}
 	schema := `{"type":"object","properties":{"name":{"type":"string"},"house":{"enum":["Gryffindor","Slytherin"]}},"required":["name","house"],"additionalProperties":false}`
-	g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact})
+	g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, Order: jsonschema.OrderDeclared})
 	if err != nil {
 		panic(err)
 	}

@@ -23,7 +23,7 @@ const houses = `{"type":"object","properties":{
 
 func schemaGrammar(ws jsonschema.Whitespace) func(t *testing.T, src string) *grammar.Grammar {
 	return func(t *testing.T, src string) *grammar.Grammar {
-		g, _, err := jsonschema.Compile([]byte(src), jsonschema.Options{Whitespace: ws})
+		g, _, err := jsonschema.Compile([]byte(src), jsonschema.Options{Whitespace: ws, Order: jsonschema.OrderDeclared})
 		require.NoError(t, err)
 		return g
 	}

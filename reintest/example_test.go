@@ -121,7 +121,7 @@ func ExampleDecode() {
 	}
 	// Output:
 	// true 21 {"city":" fingerprint","unit":"celsius"}
-	// true 24 {"city":"——ness","unit":"fahrenheit"}
+	// true 20 {"unit":"celsius","city":" Dancing"}
 	// true 20 {"city":"","unit":"celsius"}
 }
 

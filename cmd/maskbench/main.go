@@ -63,6 +63,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/reinlm/rein/grammar/jsonschema"
@@ -78,7 +79,7 @@ func main() {
 	every := flag.Int("every", 1, "run every n-th file (in name order)")
 	limit := flag.Int("limit", 0, "run at most this many files")
 	lenient := flag.Bool("lenient", false, "ignore keywords that cannot be enforced (listed as warnings)")
-	anyOrder := flag.Bool("any-order", false, "accept object properties in any order")
+	order := flag.String("order", "auto", "object property order: auto (jsonschema.OrderAuto, the default), declared (the default with -jumpforward) or any")
 	verbose := flag.Bool("v", false, "log every failing schema")
 	jump := flag.Bool("jumpforward", false, "measure jump-forward decoding on the valid instances instead of masks")
 	appendOnly := flag.Bool("append-only", false, "with -jumpforward: never roll back a token (jumpforward.Options.AppendOnly)")
@@ -90,7 +91,18 @@ func main() {
 	prepare := flag.Int64("prepare", 0, "with -fresh, -fresh-per-schema or -batch: the Compiler's classification work before Ready (0: its default, -1: none)")
 	batch := flag.Int("batch", 0, "decode the valid instances in batches of this many sequences, in a fresh process (0: off)")
 	workers := flag.Int("workers", 2, "BatchFiller goroutines for -batch")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	compactSet := false
 	flag.Visit(func(f *flag.Flag) { compactSet = compactSet || f.Name == "compact" })
 
@@ -100,8 +112,19 @@ func main() {
 	}
 	opts := maskbench.Options{Dir: *data, Vocab: vocab, Every: *every, Limit: *limit}
 	opts.Schema.Lenient = *lenient
-	if *anyOrder {
+	orderSet := false
+	flag.Visit(func(f *flag.Flag) { orderSet = orderSet || f.Name == "order" })
+	if *jump && !orderSet {
+		*order = "declared" // keys are forced only in declared order
+	}
+	switch *order {
+	case "auto":
+	case "declared":
+		opts.Schema.Order = jsonschema.OrderDeclared
+	case "any":
 		opts.Schema.Order = jsonschema.OrderAny
+	default:
+		fail(fmt.Errorf("-order %q: want auto, declared or any", *order))
 	}
 	var log io.Writer = os.Stderr
 	if isTerminal(os.Stderr) {

@@ -14,9 +14,20 @@ import (
 type PropertyOrder uint8
 
 const (
+	// OrderAuto, the default, accepts the declared properties of an object
+	// in any order, each at most once, with undeclared keys anywhere among
+	// them, where the object declares at most Limits.AnyOrderProperties
+	// properties (the grammar needs a rule per set of them written). Larger
+	// objects, objects whose minProperties or maxProperties also count
+	// undeclared keys, objects that must hold a key a negation asks for, and
+	// the elements of the XML styles keep OrderDeclared's order. It is
+	// exact either way: what it accepts, the schema accepts.
+	OrderAuto PropertyOrder = iota
 	// OrderDeclared accepts declared properties in the order the schema lists
-	// them (merged subschemas of allOf in their order); other keys follow them.
-	OrderDeclared PropertyOrder = iota
+	// them (merged subschemas of allOf in their order); other keys follow
+	// them. Jump-forward gains from it: each key that must come next is
+	// forced.
+	OrderDeclared
 	// OrderAny accepts declared properties in any order. Required properties
 	// are tracked exactly up to Limits.AnyOrderRequired of them.
 	OrderAny

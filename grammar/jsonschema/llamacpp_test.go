@@ -20,7 +20,8 @@ import (
 // JSON Schema standard says is valid: llama.cpp's converter is stricter than
 // the standard there. The test does not hold rein to llama.cpp's verdict on
 // it; it asserts rein's own verdict (reinAccepts, with default options) and,
-// when anyOrder is set, that rein accepts it with OrderAny.
+// when anyOrder is set (properties out of declared order), that rein refuses
+// it with OrderDeclared, as llama.cpp does.
 type llamaDeviation struct {
 	desc, input string
 	why         string // the rule of the standard that makes input valid
@@ -31,8 +32,8 @@ type llamaDeviation struct {
 // llamaOrderRule is why an object whose declared properties come out of
 // schema order is valid: neither RFC 8259 nor JSON Schema's properties give
 // object members an order. llama.cpp fixes the declared order; so does rein's
-// default (OrderDeclared), and OrderAny accepts any order.
-const llamaOrderRule = "member order is not significant (RFC 8259 §4; properties constrains values, not order): llama.cpp and rein's OrderDeclared fix the declared order, OrderAny accepts it"
+// OrderDeclared, and its default (OrderAuto) accepts any order.
+const llamaOrderRule = "member order is not significant (RFC 8259 §4; properties constrains values, not order): llama.cpp and rein's OrderDeclared fix the declared order, rein's default OrderAuto accepts it"
 
 // llamaDeviations lists every place where llama.cpp's expectation departs from
 // the standard. All of them are failing strings that are in fact valid.
@@ -53,13 +54,13 @@ var llamaDeviations = []llamaDeviation{
 	{desc: "empty schema (object)", input: "true", reinAccepts: true, why: "the empty schema {} accepts every instance (JSON Schema core §4.3.2); llama.cpp reads it as an object"},
 	{desc: "min+max items", input: "1", reinAccepts: true, why: "without type, items, minItems and maxItems constrain arrays only and every other instance is valid (JSON Schema validation §6); later llama.cpp versions list it as passing"},
 	{desc: "object properties", input: `{ "number": 1600, "street_name": "Pennsylvania", "street_type":"Avenue", "direction":"NW"}`, reinAccepts: true, why: "an absent additionalProperties means {}: undeclared properties are allowed (JSON Schema core §10.3.2.3); llama.cpp defaults it to false"},
-	{desc: "object properties", input: `{ "street_name": "Pennsylvania", "number": 1600 }`, anyOrder: true, why: llamaOrderRule},
-	{desc: "object properties, additionalProperties: true", input: `{ "street_name": "Pennsylvania", "number": 1600, "street_type":"Avenue"}`, anyOrder: true, why: llamaOrderRule},
-	{desc: "required + optional props each in original order", input: `{ "street_type": "Avenue", "number": 1600 }`, anyOrder: true, why: llamaOrderRule},
-	{desc: "required + optional props each in original order", input: `{"a": "foo", "b": "bar"}`, anyOrder: true, why: llamaOrderRule},
-	{desc: "required + optional props each in original order", input: `{"a":"foo", "b":"bar", "c":"baz", "d":"qux"}`, anyOrder: true, why: llamaOrderRule},
-	{desc: "required props", input: `{"productName": "A green door", "price": 12.50, "productId": 1}`, anyOrder: true, why: llamaOrderRule},
-	{desc: "required props", input: `{"productId": 1, "productName": "A green door", "price": 12.50, "dimensions": {"length": 785, "width": 250.5, "height": -0.359}, "tags": ["home", "green"]}`, anyOrder: true, why: llamaOrderRule},
+	{desc: "object properties", input: `{ "street_name": "Pennsylvania", "number": 1600 }`, reinAccepts: true, anyOrder: true, why: llamaOrderRule},
+	{desc: "object properties, additionalProperties: true", input: `{ "street_name": "Pennsylvania", "number": 1600, "street_type":"Avenue"}`, reinAccepts: true, anyOrder: true, why: llamaOrderRule},
+	{desc: "required + optional props each in original order", input: `{ "street_type": "Avenue", "number": 1600 }`, reinAccepts: true, anyOrder: true, why: llamaOrderRule},
+	{desc: "required + optional props each in original order", input: `{"a": "foo", "b": "bar"}`, reinAccepts: true, anyOrder: true, why: llamaOrderRule},
+	{desc: "required + optional props each in original order", input: `{"a":"foo", "b":"bar", "c":"baz", "d":"qux"}`, reinAccepts: true, anyOrder: true, why: llamaOrderRule},
+	{desc: "required props", input: `{"productName": "A green door", "price": 12.50, "productId": 1}`, reinAccepts: true, anyOrder: true, why: llamaOrderRule},
+	{desc: "required props", input: `{"productId": 1, "productName": "A green door", "price": 12.50, "dimensions": {"length": 785, "width": 250.5, "height": -0.359}, "tags": ["home", "green"]}`, reinAccepts: true, anyOrder: true, why: llamaOrderRule},
 }
 
 // llamaUnescape undoes the C++ escapes that the extraction of the cases
@@ -126,7 +127,7 @@ func TestJSONSchemaLlamaCases(t *testing.T) {
 			assert.Empty(t, ptrs, "warnings")
 			r, err := oracle.New(g)
 			require.NoError(t, err)
-			var anyOrder *oracle.Recognizer
+			var declared *oracle.Recognizer
 			accepts := func(r *oracle.Recognizer, s string) bool {
 				o := r.Clone()
 				o.Feed([]byte(s))
@@ -153,15 +154,15 @@ func TestJSONSchemaLlamaCases(t *testing.T) {
 					t.Logf("deviation, llama.cpp rejects %q: %s", s, d.why)
 					assert.Equal(t, d.reinAccepts, accepts(r, s), "%q: rein should give accepted=%v", s, d.reinAccepts)
 					if d.anyOrder {
-						if anyOrder == nil {
+						if declared == nil {
 							o := opts
-							o.Order = jsonschema.OrderAny
-							ga, _, err := jsonschema.Compile([]byte(c.Grammar), o)
+							o.Order = jsonschema.OrderDeclared
+							gd, _, err := jsonschema.Compile([]byte(c.Grammar), o)
 							require.NoError(t, err)
-							anyOrder, err = oracle.New(ga)
+							declared, err = oracle.New(gd)
 							require.NoError(t, err)
 						}
-						assert.True(t, accepts(anyOrder, s), "%q should be accepted with OrderAny", s)
+						assert.False(t, accepts(declared, s), "%q should be refused with OrderDeclared", s)
 					}
 				}
 			}

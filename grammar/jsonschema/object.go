@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode"
@@ -123,8 +124,15 @@ func (c *compiler) objectWith(s *schema, wits []keyWitness) (*grammar.Expr, erro
 		alts = append(alts, c.cat(x.key, colon, x.value))
 	}
 	others := c.or(alts...)
-	if c.opts.Order == OrderAny {
+	switch c.opts.Order {
+	case OrderAny:
 		return c.objectAnyOrder(s, items, others)
+	case OrderAuto:
+		if len(wits) == 0 {
+			if e, ok, err := c.objectAnyExact(s, items, others); err != nil || ok {
+				return e, err
+			}
+		}
 	}
 	// serving[m]: an undeclared key that serves the witnesses in the set m
 	// (nil: no key can).
@@ -991,4 +999,116 @@ func (c *compiler) objectAnyOrder(s *schema, items []objItem, extra *grammar.Exp
 		return nil, nil
 	}
 	return c.cat(grammar.Lit("{"), ws, body, ws, grammar.Lit("}")), nil
+}
+
+// objectAnyExact assembles, for OrderAuto, an object whose declared
+// properties may come in any order, each at most once, with undeclared keys
+// anywhere among them: a rule per set of declared properties written, which
+// knows what may still come and whether the object may close (required
+// properties written, minProperties and maxProperties met). So it is kept
+// to objects of at most Limits.AnyOrderProperties declared properties, and
+// to grammars with rules to spare; ok false leaves the object in declared
+// order, as are objects whose property counts also count undeclared keys.
+func (c *compiler) objectAnyExact(s *schema, items []objItem, extra *grammar.Expr) (e *grammar.Expr, ok bool, err error) {
+	var kvs []*grammar.Expr
+	var names []string
+	req := 0
+	for _, it := range items {
+		if it.kv == nil {
+			continue
+		}
+		if it.required {
+			req |= 1 << len(kvs)
+		}
+		kvs = append(kvs, it.kv)
+		names = append(names, it.name)
+	}
+	n := len(kvs)
+	minP, maxP := s.minProps, s.maxProps
+	if n < 2 || n > c.opts.Limits.AnyOrderProperties || (minP > 0 || maxP >= 0) && extra != nil ||
+		len(c.rules)+1<<n+n > c.opts.Limits.Rules/2 {
+		return nil, false, nil
+	}
+	full := 1<<n - 1
+	canAdd := func(m int) bool { return maxP < 0 || bits.OnesCount(uint(m)) < maxP }
+	end := func(m int) bool { return m&req == req && bits.OnesCount(uint(m)) >= minP }
+	// live[m]: the object can still close once the set m is written.
+	live := make([]bool, full+1)
+	for m := full; m >= 0; m-- {
+		live[m] = end(m)
+		for i := 0; i < n && !live[m] && canAdd(m); i++ {
+			live[m] = m&(1<<i) == 0 && live[m|1<<i]
+		}
+	}
+	if !live[0] {
+		return nil, true, nil
+	}
+	// used[m]: some document reaches the set m after at least one property.
+	used := make([]bool, full+1)
+	used[0] = extra != nil
+	for m := 1; m <= full; m++ {
+		for i := 0; i < n && !used[m]; i++ {
+			p := m &^ (1 << i)
+			used[m] = m&(1<<i) != 0 && live[m] && (p == 0 || used[p]) && canAdd(p)
+		}
+	}
+	base := ruleName(s.ptr)
+	kvRule := make([]*grammar.Expr, n)
+	for i, kv := range kvs {
+		r, err := c.newRule(base+"-"+ruleName("/"+escapePointer(names[i])), kv)
+		if err != nil {
+			return nil, false, err
+		}
+		kvRule[i] = grammar.Call(r)
+	}
+	rules := make([]*grammar.Expr, full+1)
+	for m, u := range used {
+		switch {
+		case m == full && extra == nil:
+			rules[m] = grammar.Eps() // nothing may follow
+		case u:
+			r, err := c.newRule(fmt.Sprintf("%s-any%d", base, m), grammar.Eps())
+			if err != nil {
+				return nil, false, err
+			}
+			rules[m] = grammar.Call(r)
+		}
+	}
+	ws := c.ws
+	sep := c.cat(ws, grammar.Lit(","), ws)
+	// next(m): one more declared property, then the rest.
+	next := func(m int) *grammar.Expr {
+		var alts []*grammar.Expr
+		for i := 0; i < n && canAdd(m); i++ {
+			if t := m | 1<<i; t != m && live[t] {
+				alts = append(alts, c.cat(kvRule[i], rules[t]))
+			}
+		}
+		return c.or(alts...)
+	}
+	for m, u := range used {
+		if !u || rules[m].Op != grammar.OpRef {
+			continue
+		}
+		var rest *grammar.Expr
+		if more := next(m); more != nil {
+			rest = c.cat(sep, more)
+		}
+		if end(m) {
+			rest = c.opt(rest)
+		}
+		if extra != nil {
+			rest = c.cat(c.rep(c.cat(sep, extra), 0, -1), rest)
+		}
+		c.rules[rules[m].Rule].Body = rest
+	}
+	first := next(0)
+	if extra != nil {
+		first = c.or(first, c.cat(extra, rules[0]))
+	}
+	body := c.cat(first, ws)
+	if end(0) {
+		body = c.opt(body)
+	}
+	return c.cat(grammar.Lit("{"), ws, body, grammar.Lit("}")), true, nil
 }

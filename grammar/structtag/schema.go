@@ -73,6 +73,7 @@ func (c *compiler) jsonSchema(v *value, ptr string, withStyle bool) (*grammar.Ex
 		WhitespacePattern: ws,
 		Style:             style,
 		Limits:            c.lim,
+		Order:             jsonschema.OrderDeclared, // as the format asks without any_order
 	}
 	if anyOrder {
 		opts.Order = jsonschema.OrderAny

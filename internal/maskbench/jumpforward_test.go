@@ -37,7 +37,7 @@ func TestJumpForwardCanonical(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := maskbench.RunJumpForward(maskbench.Options{Dir: set.Dir, Vocab: voc, Every: set.Stride(tt.every), Schema: jsonschema.Options{Whitespace: tt.ws}, AppendOnly: tt.appendOnly})
+			rep, err := maskbench.RunJumpForward(maskbench.Options{Dir: set.Dir, Vocab: voc, Every: set.Stride(tt.every), Schema: jsonschema.Options{Whitespace: tt.ws, Order: jsonschema.OrderDeclared}, AppendOnly: tt.appendOnly})
 			require.NoError(t, err)
 			all := sum(t, rep)
 			t.Log(rep.Summary())
@@ -63,7 +63,7 @@ func TestJumpForwardLexemes(t *testing.T) {
 	shares := map[bool]float64{}
 	for _, appendOnly := range []bool{false, true} {
 		rep, err := maskbench.RunJumpForward(maskbench.Options{Dir: set.Dir, Vocab: voc, Every: set.Stride(every),
-			Schema: jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact}, AppendOnly: appendOnly, Lexemes: true})
+			Schema: jsonschema.Options{Whitespace: jsonschema.WhitespaceCompact, Order: jsonschema.OrderDeclared}, AppendOnly: appendOnly, Lexemes: true})
 		require.NoError(t, err)
 		all := sum(t, rep)
 		t.Log(rep.Summary())
