@@ -1,15 +1,22 @@
 package fsm
 
+import "slices"
+
 // Trim returns a DFA without the states that cannot be reached from Start or
 // from which no final state can be reached, where a symbol edge can be passed
 // only if usable(sym) holds (a nil usable passes every symbol). Unusable
 // symbol edges are dropped. If the start state goes too, the result has no
 // states and Start -1. States keep their relative order; byte classes are
-// recomputed and the ForcedBytes table computed.
+// recomputed and the ForcedBytes table computed. Where nothing goes, and d
+// already has them (as every DFA this package builds does), d itself is
+// returned.
 func (d *DFA) Trim(usable func(sym int32) bool) *DFA {
 	w := getWorkspace()
 	defer w.put()
 	useful := w.useful(d, usable)
+	if d.forced != nil && d.Start >= 0 && !slices.Contains(useful, false) && callsUsable(d, usable) {
+		return d // nothing to trim: d is its own result
+	}
 	w.newOf = resize(w.newOf, d.NumStates())
 	reps := w.reps[:0]
 	for s, u := range useful {
@@ -66,3 +73,18 @@ func (d *DFA) CanReachFinal(usable func(sym int32) bool) bool {
 }
 
 func emptyDFA() *DFA { return &DFA{Start: -1, NumClasses: 1} }
+
+// callsUsable reports whether every symbol edge of d is usable.
+func callsUsable(d *DFA, usable func(sym int32) bool) bool {
+	if usable == nil {
+		return true
+	}
+	for _, cs := range d.Calls {
+		for _, c := range cs {
+			if !usable(c.Sym) {
+				return false
+			}
+		}
+	}
+	return true
+}
