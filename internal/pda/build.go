@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reinlm/rein/fsm"
@@ -52,10 +53,15 @@ func compile(ctx context.Context, g *grammar.Grammar, lim grammar.Limits, classe
 	}
 	dfas := make([]*fsm.DFA, len(g.Rules))
 	hasTokens := false
+	var tpl templates
 	for i, r := range g.Rules {
-		d, tokens, err := compileRule(ctx, r.Body, lim, classes)
-		if err != nil {
-			return nil, fmt.Errorf("pda: rule %q: %w", r.Name, err)
+		d, tokens, ok := tpl.lookup(r.Body)
+		if !ok {
+			var err error
+			if d, tokens, err = compileRule(ctx, r.Body, lim, classes); err != nil {
+				return nil, fmt.Errorf("pda: rule %q: %w", r.Name, err)
+			}
+			tpl.add(d, tokens)
 		}
 		dfas[i] = d
 		hasTokens = hasTokens || tokens
@@ -478,6 +484,7 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim grammar.Limits) 
 	for k, r := range reach {
 		ruleNo[r] = int32(k)
 	}
+	var classBytes []byteset.Set
 	for k, r := range reach {
 		d := dfas[r]
 		copy(p.classes[256*k:], d.Classes[:])
@@ -487,6 +494,13 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim grammar.Limits) 
 		p.Rules = append(p.Rules, RuleInfo{Name: g.Rules[r].Name, MaxTokens: g.Rules[r].MaxTokens, Unique: g.Rules[r].Unique, Start: first[r] + d.Start, NumNodes: int32(d.NumStates()), FirstNode: first[r]})
 		p.budgets = p.budgets || g.Rules[r].MaxTokens > 0
 		p.unique = p.unique || g.Rules[r].Unique != nil
+		// The bytes of each class, so that a state's first bytes are a
+		// union per live class rather than a look at every byte.
+		classBytes = slices.Grow(classBytes[:0], d.NumClasses)[:d.NumClasses]
+		clear(classBytes)
+		for b := range 256 {
+			classBytes[d.Classes[b]].Add(byte(b))
+		}
 		for s := 0; s < d.NumStates(); s++ {
 			n := first[r] + int32(s)
 			p.nodeRule[n] = ruleNo[r]
@@ -500,26 +514,38 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim grammar.Limits) 
 				}
 				p.trans = append(p.trans, t)
 			}
-			for b := range 256 {
-				if row[d.Classes[b]] >= 0 {
-					p.firstByte[n].Add(byte(b))
+			for c, t := range row {
+				if t >= 0 {
+					p.firstByte[n].Union(&classBytes[c])
 				}
 			}
 			p.final[n] = d.Final[s]
 		}
 	}
+	// Every node's calls, in one backing array.
+	numCalls := 0
+	for _, r := range reach {
+		for _, cs := range dfas[r].Calls {
+			numCalls += len(cs)
+		}
+	}
+	callData := make([]Call, 0, numCalls)
 	for _, r := range reach {
 		d := dfas[r]
 		for s := 0; s < d.NumStates(); s++ {
 			n := first[r] + int32(s)
+			at := len(callData)
 			for _, c := range d.Calls[s] {
 				callee := dfas[c.Sym]
 				ret := first[r] + c.To
-				p.calls[n] = append(p.calls[n], Call{
+				callData = append(callData, Call{
 					Start:  first[c.Sym] + callee.Start,
 					Return: ret,
 					Tail:   d.Final[c.To] && len(d.Calls[c.To]) == 0 && !p.hasBytes[ret],
 				})
+			}
+			if len(callData) > at {
+				p.calls[n] = callData[at:len(callData):len(callData)]
 			}
 		}
 	}
