@@ -56,6 +56,17 @@ func TestAcceptance(t *testing.T) {
 		{"ambiguous", rules("root", rep(or(call(1), call(2)), 0, -1), "a", lit("a"), "aa", lit("aa")), []string{"", "a", "aaaaaaa"}, nil, []string{"b"}},
 		{"utf-8 class", rules("root", rep(grammar.Chars(false, grammar.RuneRange{Lo: 'あ', Hi: 'ん'}), 1, -1)), []string{"あいう"}, []string{"\xe3", "\xe3\x81"}, []string{"a", "\xe3\x81\x00"}},
 		{"regex terminal", rules("root", cat(lit("id:"), re(t, `[a-z]+[0-9]{2}`))), []string{"id:abc12"}, []string{"id:", "id:a1"}, []string{"id:12", "id:a123"}},
+		// Rules of one structure share an automaton, renamed (template.go):
+		// each keeps its own callees, a callee named twice stays one slot,
+		// and an unproductive callee is trimmed from its renamed copy only.
+		{"templates", rules(
+			"root", or(cat(lit("1"), call(1)), cat(lit("2"), call(2)), cat(lit("3"), call(3)), cat(lit("4"), call(4))),
+			"t1", or(cat(lit("x"), call(5), call(6)), lit("y")),
+			"t2", or(cat(lit("x"), call(7), call(5)), lit("y")),
+			"t3", or(cat(lit("x"), call(5), call(5)), lit("y")),
+			"t4", or(cat(lit("x"), call(5), call(8)), lit("y")),
+			"a", lit("a"), "b", lit("b"), "c", lit("c"), "loop", cat(lit("l"), call(8))),
+			[]string{"1xab", "1y", "2xca", "2y", "3xaa", "3y", "4y"}, []string{"1xa", "2xc", "3xa"}, []string{"1xba", "1xaa", "2xac", "2xab", "3xab", "4xa", "4xal"}},
 		{"unproductive branch removed", rules("root", or(lit("ok"), cat(lit("x"), call(1))), "loop", cat(lit("y"), call(1))), []string{"ok"}, nil, []string{"x", "xy"}},
 	}
 	for _, tc := range tests {
