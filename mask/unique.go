@@ -578,9 +578,14 @@ func (r *uniqueRun) has(lo int32, h uint64, key []byte) bool {
 func mix(lo int32, h uint64) uint64 { return (h ^ uint64(lo)*0x9E3779B97F4A7C15) >> 7 }
 
 // index adds item i to the table, growing it to keep it at most half full.
+// Its size stays a power of two: probes mask their hash with size-1.
 func (r *uniqueRun) index(i int32) {
 	if 2*len(r.items) > len(r.tab) {
-		r.tab = make([]int32, max(16, 4*len(r.items)))
+		size := 16
+		for size < 4*len(r.items) {
+			size <<= 1
+		}
+		r.tab = make([]int32, size)
 		for j := range r.items[:i] {
 			r.place(int32(j))
 		}

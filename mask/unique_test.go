@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,10 +45,11 @@ func TestUniqueItemsDocuments(t *testing.T) {
 	anyv := `{"type":"array","uniqueItems":true}`
 	bools := `{"type":"array","prefixItems":[{"type":"boolean"},{"type":"boolean"}],"uniqueItems":true}`
 	pairs := `{"type":"array","prefixItems":[{"enum":["a","b"]},{"type":"string"}],"items":{"type":"integer"},"uniqueItems":true}`
-	cases := []struct {
+	type docCase struct {
 		schema, doc string
 		ok          bool // the whole document is accepted
-	}{
+	}
+	cases := []docCase{
 		{strs, `["a", "b", "ab"]`, true},
 		{strs, `["a", "b", "a"]`, false},
 		{strs, `["A", "\u0041"]`, false},
@@ -103,6 +105,31 @@ func TestUniqueItemsDocuments(t *testing.T) {
 		{pairs, `["a", "a"]`, false},
 		{pairs, `["a", "c", 1, 1]`, false},
 	}
+	// More items than the run's first table holds (16 slots, kept at most
+	// half full), in one array and over several: the table grows, and its
+	// size must stay a power of two (a 36-slot table once left 8 slots
+	// reachable, and the ninth item looped forever).
+	list := func(n, dup int, quote string) string {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if i == dup {
+				i = 0
+			}
+			fmt.Fprintf(&b, "%s%d%s", quote, i, quote)
+		}
+		return b.String() + "]"
+	}
+	cases = append(cases,
+		docCase{ints, list(40, -1, ""), true},
+		docCase{ints, list(40, 33, ""), false},
+		docCase{strs, list(300, -1, `"`), true},
+		docCase{strs, list(300, 299, `"`), false},
+		docCase{nested, "[" + strings.Repeat(list(7, -1, `"`)+",", 6) + list(7, -1, `"`) + "]", true},
+	)
 	for _, tc := range cases {
 		c := uniqueCompiled(t, tc.schema)
 		m := c.NewMatcher()
