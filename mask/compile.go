@@ -231,7 +231,7 @@ func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
 		classifications.Add(1)
 		c.states.Put(st)
 		if shareable {
-			x, shared = c.voc.shared.put(shape, x, c.voc.perTrie.sets.sizeBytes())
+			x, shared = c.voc.shared.put(shape, x)
 		}
 	}
 	if !shared {

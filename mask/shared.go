@@ -32,8 +32,7 @@ const DefaultSharedIndexBudget = 256 << 20
 // fill it, new classifications stay private to the grammar that made them
 // (and count in its MemoryBytes); ResetSharedIndex starts over. 0 turns
 // sharing off for vocab. A rein.Compiler sets it to half its own cache
-// budget, so that its budget covers both. The token sets that wide
-// classifications use count within it too. A nil vocab is ignored.
+// budget, so that its budget covers both. A nil vocab is ignored.
 //
 // The classifications, and so the budget, belong to vocab's tokens and stop
 // tokens, not to the *Vocab: the copies WithLogitWidth makes share them.
@@ -110,10 +109,9 @@ func (c *indexCache) get(shape []byte, ok bool) *nodeIndex {
 
 // put shares x under shape, unless another goroutine shared one first
 // (returned instead), x records a failure (which depends on the grammar's
-// limits, not on the shape) or it does not fit the budget beside the
-// vocabulary's token sets (sets bytes, counted in SharedIndexBytes too); it
-// reports whether the returned classification is shared.
-func (c *indexCache) put(shape []byte, x *nodeIndex, sets int) (*nodeIndex, bool) {
+// limits, not on the shape) or it does not fit the budget; it reports
+// whether the returned classification is shared.
+func (c *indexCache) put(shape []byte, x *nodeIndex) (*nodeIndex, bool) {
 	if x.err != nil {
 		return x, false
 	}
@@ -124,7 +122,7 @@ func (c *indexCache) put(shape []byte, x *nodeIndex, sets int) (*nodeIndex, bool
 	if old := c.m[string(shape)]; old != nil {
 		return old, true
 	}
-	if c.bytes+sets+size > budget {
+	if c.bytes+size > budget {
 		return x, false
 	}
 	if c.m == nil {

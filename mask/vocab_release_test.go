@@ -159,18 +159,18 @@ func TestSharedCacheCountsWhatItHolds(t *testing.T) {
 	size := len("a") + x.sizeBytes() + sharedEntryBytes
 	c.budget.Store(int64(2*size + size/2))
 	for _, k := range []string{"a", "b"} {
-		got, shared := c.put([]byte(k), &nodeIndex{accepted: make([]int32, 100)}, 0)
+		got, shared := c.put([]byte(k), &nodeIndex{accepted: make([]int32, 100)})
 		require.True(t, shared, k)
 		require.NotNil(t, got)
 	}
 	first := c.get([]byte("a"), true)
-	again, shared := c.put([]byte("a"), x, 0)
+	again, shared := c.put([]byte("a"), x)
 	assert.True(t, shared)
 	assert.Same(t, first, again, "the classification shared first is kept")
-	got, shared := c.put([]byte("c"), x, 0)
+	got, shared := c.put([]byte("c"), x)
 	assert.False(t, shared, "past the budget a classification stays private")
 	assert.Same(t, x, got)
-	_, shared = c.put([]byte("d"), &nodeIndex{err: errors.New("limit")}, 0)
+	_, shared = c.put([]byte("d"), &nodeIndex{err: errors.New("limit")})
 	assert.False(t, shared, "a failed classification is never shared")
 	assert.Len(t, c.m, 2)
 	assert.Equal(t, 2*size, c.bytes)

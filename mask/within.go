@@ -162,5 +162,5 @@ func (c *Compiled) classifyWithin(n, r int32) (*nodeIndex, bool) {
 	if !shareable {
 		return x, false
 	}
-	return c.voc.shared.put(key, x, c.voc.perTrie.sets.sizeBytes())
+	return c.voc.shared.put(key, x)
 }
