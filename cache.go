@@ -11,8 +11,8 @@ import "time"
 type lru struct {
 	budget int64
 	total  int64
-	shared func() int64 // bytes held outside the entries, within the budget too
-	failed int          // entries holding a failure
+	shared func() (classified, sets int64) // bytes held outside the entries, within the budget too
+	failed int                             // entries holding a failure
 	items  map[string]*entry
 	head   entry // sentinel of a circular list: head.next is the most recent
 }
@@ -73,13 +73,15 @@ func (c *lru) put(key string, res result) {
 // shared bytes, is within its budget, and returns how many it dropped.
 func (c *lru) evict() int64 {
 	var n int64
-	// The shared bytes count up to half the budget, which is what
-	// NewCompiler lets them take: a larger figure (another Compiler of the
-	// vocabulary set a larger budget since) is not this cache's to pay for
-	// by flushing its own entries.
+	// The shared classifications count up to half the budget, which is
+	// what NewCompiler lets them take: a larger figure (another Compiler of
+	// the vocabulary set a larger budget since) is not this cache's to pay
+	// for by flushing its own entries. The token sets they are classified
+	// from, bounded on their own, count whole.
 	var shared int64
 	if c.shared != nil {
-		shared = min(c.shared(), c.budget/2)
+		classified, sets := c.shared()
+		shared = min(classified, c.budget/2) + sets
 	}
 	for c.total+shared > c.budget && c.head.prev != &c.head {
 		c.remove(c.head.prev)

@@ -377,7 +377,10 @@ func NewCompiler(vocab *tokenizer.Vocab, opts CompilerOptions) (*Compiler, error
 	c.cache.budget = opts.CacheBytes
 	c.warmer.workers = opts.WarmWorkers
 	if opts.CacheBytes > 0 {
-		c.cache.shared = func() int64 { return int64(mask.SharedIndexBytes(vocab)) }
+		c.cache.shared = func() (int64, int64) {
+			sets := mask.SharedTokenSetBytes(vocab)
+			return int64(mask.SharedIndexBytes(vocab) - sets), int64(sets)
+		}
 		mask.SetSharedIndexBudget(vocab, int(opts.CacheBytes/2))
 	}
 	if opts.WarmWorkers >= 0 || opts.PrepareWork >= 0 {

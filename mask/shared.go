@@ -76,6 +76,16 @@ func SharedIndexBytes(vocab *tokenizer.Vocab) int {
 	return c.bytes + v.perTrie.sets.sizeBytes()
 }
 
+// SharedTokenSetBytes returns the part of SharedIndexBytes that the rows
+// and lists of tokens take. They are bounded on their own, outside the
+// budget SetSharedIndexBudget sets for the classifications.
+func SharedTokenSetBytes(vocab *tokenizer.Vocab) int {
+	if vocab == nil {
+		return 0
+	}
+	return indexVocab(vocab).perTrie.sets.sizeBytes()
+}
+
 // indexCache shares node classifications between the compiled grammars of
 // one vocabulary (of every copy with the same trie and stop tokens), keyed by the node's shape (pda.Program.Shape). A schema
 // seen for the first time then classifies only what is new in it, typically
