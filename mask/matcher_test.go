@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/datadir"
 	"github.com/reinlm/rein/internal/maskstate"
 	"github.com/reinlm/rein/internal/masktest"
@@ -37,6 +38,14 @@ var realWorldRegexes = []struct{ name, pattern string }{
 	{"mac", `([0-9A-F]{2}:){5}[0-9A-F]{2}`},
 	{"words", `\p{Lu}\p{Ll}{0,12}( \p{Ll}{1,12}){0,5}\.`},
 	{"yes-no", `(?i)(yes|no|maybe)`},
+}
+
+// anyOrderSchemas are objects whose declared properties come in any order
+// (jsonschema.OrderAuto): an open one, whose key positions offer the names
+// left and any other key, and a closed one with property counts.
+var anyOrderSchemas = []struct{ name, schema string }{
+	{"any order, open", `{"type":"object","properties":{"name":{"type":"string","maxLength":8},"names":{"type":"array","items":{"type":"integer"},"maxItems":3},"n":{"type":"boolean"},"id":{"type":"integer"}},"required":["name","id"]}`},
+	{"any order, counted", `{"type":"object","properties":{"a":{"enum":["x","y"]},"ab":{"type":"boolean"},"b":{"type":"null"},"c":{"type":"integer"}},"minProperties":2,"maxProperties":3,"additionalProperties":false}`},
 }
 
 var gbnfFiles = []string{"json.gbnf", "c.gbnf", "arithmetic.gbnf", "japanese.gbnf"}
@@ -64,6 +73,15 @@ func testGrammars(t testing.TB) []testGrammar {
 			valid = func(b []byte) bool { return json.Valid(b) }
 		}
 		out = append(out, testGrammar{f, g, valid})
+	}
+	for _, sc := range anyOrderSchemas {
+		g, _, err := jsonschema.Compile([]byte(sc.schema), jsonschema.Options{})
+		require.NoError(t, err, sc.name)
+		schema := []byte(sc.schema)
+		out = append(out, testGrammar{sc.name, g, func(b []byte) bool {
+			ok, err := jsonschema.Validate(schema, b, jsonschema.Options{})
+			return err == nil && ok
+		}})
 	}
 	for _, r := range realWorldRegexes {
 		g, err := grammar.FromRegex(r.pattern, grammar.Limits{})
