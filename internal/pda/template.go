@@ -1,6 +1,7 @@
 package pda
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -140,7 +141,7 @@ func rename(d *fsm.DFA, from, to []int32) *fsm.DFA {
 		for i := range cs {
 			cs[i].Sym = to[slices.Index(from, cs[i].Sym)]
 		}
-		slices.SortFunc(cs, func(x, y fsm.Call) int { return int(x.Sym - y.Sym) })
+		slices.SortFunc(cs, func(x, y fsm.Call) int { return cmp.Compare(x.Sym, y.Sym) })
 		out.Calls[s] = cs
 	}
 	return &out
