@@ -25,16 +25,21 @@ type Compiled struct {
 	tok    *tokenTerms  // the token terminals' classes; nil without any
 	uniq   *uniqueIndex // rules with distinct items; nil without any
 
-	index   []atomic.Pointer[nodeIndex]
-	near    []atomic.Int32 // per node: 1 classified within its return (useWithin), -1 not, 0 undecided
-	missed  atomic.Pointer[missedShape]
-	mu      sync.Mutex              // guards busy
-	busy    map[int32]chan struct{} // nodes being classified, closed when done
-	warm    warmOrder               // the order Warm classifies nodes in
-	indexed atomic.Int64            // bytes held by the index
-	exits   exitCache               // uncertain tokens decided by caller shape (exits.go)
-	stats   indexStats
-	states  sync.Pool // *pda.State scratch for classification
+	index  []atomic.Pointer[nodeIndex]
+	near   []atomic.Int32 // per node: 1 classified within its return (useWithin), -1 not, 0 undecided
+	missed atomic.Pointer[missedShape]
+	// unshaped marks, per rule, that a node of the rule reached more nodes
+	// than a shared shape may describe (maxSharedShape): its other nodes,
+	// which reach much the same, are not described again, since a failed
+	// description costs a walk of maxSharedShape nodes and shares nothing.
+	unshaped []atomic.Bool
+	mu       sync.Mutex              // guards busy
+	busy     map[int32]chan struct{} // nodes being classified, closed when done
+	warm     warmOrder               // the order Warm classifies nodes in
+	indexed  atomic.Int64            // bytes held by the index
+	exits    exitCache               // uncertain tokens decided by caller shape (exits.go)
+	stats    indexStats
+	states   sync.Pool // *pda.State scratch for classification
 }
 
 // Options tune Compile. The zero value is the default.
@@ -106,12 +111,13 @@ func CheckVocab(vocab *tokenizer.Vocab) error {
 // newCompiled indexes prog for vocab, which CheckVocab accepted.
 func newCompiled(prog *pda.Program, vocab *tokenizer.Vocab) *Compiled {
 	c := &Compiled{
-		prog:   prog,
-		vocab:  vocab,
-		voc:    indexVocab(vocab),
-		stride: WordsPerRow(vocab.Size()),
-		index:  make([]atomic.Pointer[nodeIndex], prog.NumNodes()),
-		near:   make([]atomic.Int32, prog.NumNodes()),
+		prog:     prog,
+		vocab:    vocab,
+		voc:      indexVocab(vocab),
+		stride:   WordsPerRow(vocab.Size()),
+		index:    make([]atomic.Pointer[nodeIndex], prog.NumNodes()),
+		near:     make([]atomic.Int32, prog.NumNodes()),
+		unshaped: make([]atomic.Bool, len(prog.Rules)),
 	}
 	c.states.New = func() any { return pda.NewState(prog) }
 	if prog.HasUnique() {

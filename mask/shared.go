@@ -158,9 +158,19 @@ func putShapeBuf(s *shapeBuf) { shapeBufs.Put(s) }
 
 // describe writes the shape of node n of c's program into s, replacing what
 // s held, and returns it (valid until s is written again or put back) and
-// whether it is complete (see Shape).
+// whether it is complete (see Shape). Once a node of a rule has reached too
+// many nodes, the rule's other nodes are taken as too large without a walk
+// (Compiled.unshaped).
 func (s *shapeBuf) describe(c *Compiled, n int32) ([]byte, bool) {
+	rule := c.prog.RuleOf(n)
+	if c.unshaped[rule].Load() {
+		s.b = s.b[:0]
+		return s.b, false
+	}
 	var ok bool
 	s.b, ok = c.prog.Shape(s.b[:0], n, c.voc.maxLen, maxSharedShape)
+	if !ok {
+		c.unshaped[rule].Store(true)
+	}
 	return s.b, ok
 }
