@@ -11,17 +11,23 @@ import (
 	"github.com/reinlm/rein/internal/vocabtest"
 )
 
-// BenchmarkFirstKeyMask times the first mask at the first key of an open
-// object of six declared properties, in any order (jsonschema.OrderAuto):
-// the start of a key that may be any of the six names or an undeclared
-// one. Each iteration compiles an object whose names no earlier one had,
-// so the mask classifies that key's nodes as a new request's would; the
-// nodes every key shares (the rest of an undeclared key) are classified
-// before the timer, as a Compiler's start does.
+// BenchmarkFirstKeyMask times first masks in a nested object of six
+// declared properties, in any order (jsonschema.OrderAuto), where the first
+// pass pays most: "key" is the mask at the start of its first key, which
+// may be any of the six names or, where the object is open, an undeclared
+// one; "name" the mask after one of the names has been written, whose key
+// may still go on into an undeclared one. Each iteration compiles an object
+// whose names no earlier one had and prepares it as rein.Compiler does
+// before Ready, so the mask classifies the key's nodes as a new request's
+// would; the nodes every key shares are classified before the timer.
 func BenchmarkFirstKeyMask(b *testing.B) {
 	vocab := vocabtest.Load(b, "llama3")
-	compile := func(i int) *Compiled {
-		schema := fmt.Sprintf(`{"type":"object","properties":{"item":{"type":"object","properties":{"name%[1]d":{"type":"string"},"id%[1]d":{"type":"integer"},"tags%[1]d":{"type":"array","items":{"type":"string"}},"kind%[1]d":{"enum":["a","b"]},"size%[1]d":{"type":"number"},"owner%[1]d":{"type":"string"}}}}}`, i)
+	compile := func(i int, closed bool) *Compiled {
+		extra := ""
+		if closed {
+			extra = `,"additionalProperties":false`
+		}
+		schema := fmt.Sprintf(`{"type":"object","properties":{"item":{"type":"object","properties":{"name%[1]d":{"type":"string"},"id%[1]d":{"type":"integer"},"tags%[1]d":{"type":"array","items":{"type":"string"}},"kind%[1]d":{"enum":["a","b"]},"size%[1]d":{"type":"number"},"owner%[1]d":{"type":"string"}}%[2]s}}}`, i, extra)
 		g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		if err != nil {
 			b.Fatal(err)
@@ -34,26 +40,40 @@ func BenchmarkFirstKeyMask(b *testing.B) {
 		return c
 	}
 	bm := NewBitmask(1, vocab.Size())
-	m := compile(-1).NewMatcher()
-	m.AcceptString(`{"item":{"`)
-	if err := m.FillBitmask(bm, 0); err != nil {
-		b.Fatal(err)
-	}
-	var times latency.Sample
-	i := 0
-	for b.Loop() {
-		b.StopTimer()
-		m := compile(i).NewMatcher()
-		i++
-		if !m.AcceptString(`{"item":{"`) {
-			b.Fatal("refused")
-		}
-		b.StartTimer()
-		t := time.Now()
+	fill := func(m *Matcher) {
 		if err := m.FillBitmask(bm, 0); err != nil {
 			b.Fatal(err)
 		}
-		times.Add(time.Since(t))
 	}
-	times.Report(b, "first-")
+	accept := func(m *Matcher, s string) {
+		if !m.AcceptString(s) {
+			b.Fatalf("%q refused", s)
+		}
+	}
+	m := compile(-1, false).NewMatcher()
+	accept(m, `{"item":{"`)
+	fill(m)
+	i := 0
+	for _, object := range []string{"open", "closed"} {
+		for _, at := range []string{"key", "name"} {
+			b.Run(object+"/"+at, func(b *testing.B) {
+				var times latency.Sample
+				for b.Loop() {
+					b.StopTimer()
+					m := compile(i, object == "closed").NewMatcher()
+					accept(m, `{"item":{"`)
+					if at == "name" {
+						fill(m)
+						accept(m, fmt.Sprintf("kind%d", i))
+					}
+					i++
+					b.StartTimer()
+					t := time.Now()
+					fill(m)
+					times.Add(time.Since(t))
+				}
+				times.Report(b, "first-")
+			})
+		}
+	}
 }
