@@ -202,7 +202,8 @@ func (r *resolver) nextSpecial(b []byte, i int) int {
 func (r *resolver) rewrite(g *grammar.Grammar) *grammar.Grammar {
 	out := &grammar.Grammar{Root: g.Root, Rules: make([]grammar.Rule, len(g.Rules))}
 	for i, rule := range g.Rules {
-		out.Rules[i] = grammar.Rule{Name: rule.Name, Body: r.rewriteExpr(rule.Body)}
+		rule.Body = r.rewriteExpr(rule.Body) // the other fields as they were
+		out.Rules[i] = rule
 	}
 	return out
 }

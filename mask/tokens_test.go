@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/grammar/structtag"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/internal/vocabtest"
@@ -210,4 +211,22 @@ func TestTokenBudget(t *testing.T) {
 		require.True(t, m.AcceptToken(tokenID(t, voc, text)), text)
 	}
 	assert.False(t, m.Fork().AcceptToken(tokenID(t, voc, "d")))
+}
+
+// TestLitTokensKeepRuleFields checks that resolving LitTokens literals,
+// which rewrites the grammar's rules, keeps what the matcher enforces
+// beside their bodies: a schema's distinct items after a special token.
+func TestLitTokensKeepRuleFields(t *testing.T) {
+	voc := vocabtest.Load(t, "llama3")
+	g, _, err := jsonschema.Compile([]byte(`{"type":"array","items":{"type":"integer"},"uniqueItems":true}`), jsonschema.Options{})
+	require.NoError(t, err)
+	g.Rules = append(g.Rules, grammar.Rule{Name: "call", Body: grammar.Cat(grammar.LitTokens("<|start_header_id|>"), grammar.Call(g.Root))})
+	g.Root = len(g.Rules) - 1
+	c, err := mask.Compile(g, voc, mask.Options{})
+	require.NoError(t, err)
+	m := c.NewMatcher()
+	require.True(t, m.AcceptToken(tokenID(t, voc, "<|start_header_id|>")))
+	require.True(t, m.AcceptString("[1,2"))
+	assert.False(t, m.AcceptString(",2]"), "a repeated item")
+	assert.True(t, m.AcceptString(",3]"))
 }

@@ -170,7 +170,10 @@ func (c *compiler) embed(ptr, name string, g *grammar.Grammar) (*grammar.Expr, e
 		}
 	}
 	for _, r := range g.Rules {
-		c.rules = append(c.rules, grammar.Rule{Name: fmt.Sprintf("%s_%d_%s", name, base, r.Name), Body: copies[r.Body]})
+		// What the matcher enforces beside the body (a schema's distinct
+		// items, a text's token budget) comes along.
+		r.Name, r.Body = fmt.Sprintf("%s_%d_%s", name, base, r.Name), copies[r.Body]
+		c.rules = append(c.rules, r)
 	}
 	return grammar.Call(base + g.Root), nil
 }

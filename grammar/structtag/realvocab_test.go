@@ -94,3 +94,24 @@ func TestLlama3SpecialTokens(t *testing.T) {
 	assert.False(t, runTokens(c, seq(`{"name": "f"}`)))
 	assert.False(t, runTokens(c, seq(`{"name": "g"}`, eot)))
 }
+
+// TestRuleFieldsKept checks that a schema's rules keep what the matcher
+// enforces beside their bodies when a structural tag embeds them: a tool's
+// arguments with uniqueItems refuse a repeated item, and an any_text budget
+// (max_tokens) still ends the text, with and without special tokens in the
+// tags (which the token resolution rewrites).
+func TestRuleFieldsKept(t *testing.T) {
+	vocab := vocabtest.Load(t, "qwen3")
+	enc, err := vocab.Encoder()
+	require.NoError(t, err)
+	for _, begin := range []string{"<f>", "<tool_call>"} {
+		request := `{"type":"structural_tag","format":{"type":"triggered_tags","triggers":["` + begin[:2] + `"],"tags":[{
+			"begin":"` + begin + `","content":{"type":"json_schema","json_schema":{"type":"array","items":{"type":"integer"},"uniqueItems":true}},"end":"</f>"}]}}`
+		g, err := structtag.Compile([]byte(request), structtag.Options{TokenID: vocab.TokenID})
+		require.NoError(t, err)
+		c, err := mask.Compile(g, vocab, mask.Options{})
+		require.NoError(t, err)
+		assert.True(t, runTokens(c, enc.Encode("x "+begin+"[1,2]</f>")), begin)
+		assert.False(t, runTokens(c, enc.Encode("x "+begin+"[1,1]</f>")), "%s: a repeated item", begin)
+	}
+}
