@@ -2,6 +2,7 @@ package mask
 
 import (
 	"bytes"
+	"cmp"
 	"math/bits"
 	"slices"
 
@@ -85,13 +86,15 @@ func (c *Compiled) deriveIndex(n int32, warm bool) (*nodeIndex, int, bool) {
 		return nil, 0, false
 	}
 	base := c.indexNode(r, warm)
-	if base.err != nil || len(base.ranges) > 0 {
+	if base.err != nil || len(base.ranges) > 0 || base.base != nil || base.uncertain >= minShapedExits {
+		// A derived classification's base is decided token by token at
+		// every mask (checkDerived), not by caller shape (exits.go).
 		return nil, 0, false
 	}
 	if !a.walkApart(v, loop) {
 		return nil, 0, false
 	}
-	x := a.derived(v, base, c.stride)
+	x := a.derived(v, base, r)
 	return x, a.work, x != nil
 }
 
@@ -210,27 +213,16 @@ outer:
 
 // derived builds the classification walkApart found: base's, less the
 // tokens in a.except and those starting with a byte of a.refusedFirst,
-// plus a.accepted and a.exits. It returns nil where a row of tokens by
-// first byte is over its budget.
-func (a *walkDFA) derived(v *vocabIndex, base *nodeIndex, stride int) *nodeIndex {
-	acc := growClear(a.acc, stride)
-	a.acc = acc
-	if base.dense != nil {
-		copy(acc, base.dense)
-	} else {
-		for _, id := range base.accepted {
-			acc[id>>5] |= 1 << (uint32(id) & 31)
-		}
-	}
+// plus a.accepted and a.exits. It holds no row of its own (nodeIndex.base):
+// a key's every position is such a classification, and copying base's row
+// and tables into each cost more than the walk. It returns nil where a row
+// of tokens by first byte is over its budget.
+func (a *walkDFA) derived(v *vocabIndex, base *nodeIndex, ref int32) *nodeIndex {
 	// The tokens that keep the reference's verdict: all but those walked
-	// apart and those starting with a byte the start refuses alone, as a
-	// row (a.except is turned into it).
-	keep := a.except
-	if a.refusedFirst == (byteset.Set{}) {
-		for w, x := range v.perTrie.all {
-			keep[w] = x &^ keep[w]
-		}
-	} else {
+	// apart (a.except) and those starting with a byte the start refuses
+	// alone, which a row the vocabulary's grammars share leaves out.
+	x := &nodeIndex{base: base, baseNode: ref}
+	if a.refusedFirst != (byteset.Set{}) {
 		var rest byteset.Set
 		for b := range 256 {
 			if !a.refusedFirst.Has(byte(b)) {
@@ -241,52 +233,124 @@ func (a *walkDFA) derived(v *vocabIndex, base *nodeIndex, stride int) *nodeIndex
 		if !ok {
 			return nil
 		}
-		for w, x := range starts {
-			keep[w] = x &^ keep[w]
+		x.starts = starts
+	}
+	keeps := func(id int32) bool {
+		bit := uint32(1) << (uint32(id) & 31)
+		return a.except[id>>5]&bit == 0 && (x.starts == nil || x.starts[id>>5]&bit != 0)
+	}
+	// Base's accepted tokens walked apart, by word; those starting with a
+	// refused byte are left out by x.starts.
+	kept := 0
+	if base.dense != nil {
+		for w, acc := range base.dense {
+			if x.starts != nil {
+				acc &= x.starts[w]
+			}
+			if d := acc & a.except[w]; d != 0 {
+				x.drop = append(x.drop, wordMask{w: int32(w), m: d})
+			}
+			kept += bits.OnesCount32(acc &^ a.except[w])
 		}
-	}
-	count := 0
-	for w := range acc {
-		acc[w] &= keep[w]
-	}
-	for _, id := range a.accepted {
-		acc[id>>5] |= 1 << (uint32(id) & 31)
-	}
-	for _, w := range acc {
-		count += bits.OnesCount32(w)
-	}
-	x := &nodeIndex{nAccepted: count}
-	if count > stride {
-		x.dense = slices.Clone(acc)
 	} else {
-		x.accepted = idsOf(acc, count)
-	}
-	// The suffixes: base's, in their order, without the tokens walked
-	// apart, merged with those tokens' own.
-	suffixOf := func(e exitEntry) []byte { return v.Token(int(e.pos))[e.at:] }
-	own := a.exits
-	sortExits(own, suffixOf)
-	var t suffixTable
-	t.begin(x, base.numSuffixes()+len(own), len(base.sufToks)+len(own), len(base.sufData))
-	kept := func(id int32) bool { return keep[id>>5]&(1<<(uint32(id)&31)) != 0 }
-	j := 0
-	for i := range base.numSuffixes() {
-		suf := base.suffix(i)
-		for j < len(own) && bytes.Compare(suffixOf(own[j]), suf) < 0 {
-			t.add(suffixOf(own[j]), own[j].id)
-			j++
+		for _, id := range base.accepted {
+			bit := uint32(1) << (uint32(id) & 31)
+			switch {
+			case keeps(id):
+				kept++
+			case x.starts == nil || x.starts[id>>5]&bit != 0:
+				x.drop = append(x.drop, wordMask{w: id >> 5, m: bit})
+			}
 		}
-		for _, id := range base.sufToks[base.sufGroup[i]:base.sufGroup[i+1]] {
-			if kept(id) {
-				t.add(suf, id)
+		// In word order, one entry a word (base.accepted is in the order
+		// its walk met the tokens).
+		slices.SortFunc(x.drop, func(p, q wordMask) int { return cmp.Compare(p.w, q.w) })
+		merged := x.drop[:0]
+		for _, d := range x.drop {
+			if k := len(merged) - 1; k >= 0 && merged[k].w == d.w {
+				merged[k].m |= d.m
+			} else {
+				merged = append(merged, d)
+			}
+		}
+		x.drop = merged
+	}
+	x.accepted = slices.Clone(a.accepted) // no stop tokens: walkApart left them out
+	x.nAccepted = kept + len(x.accepted)
+	if len(base.sufToks) > 0 {
+		x.keepSuf = make([]uint64, (len(base.sufToks)+63)/64)
+		for j, id := range base.sufToks {
+			if keeps(id) {
+				x.keepSuf[j>>6] |= 1 << (j & 63)
 			}
 		}
 	}
-	for ; j < len(own); j++ {
-		t.add(suffixOf(own[j]), own[j].id)
+	// The suffixes of the tokens walked apart.
+	suffixOf := func(e exitEntry) []byte { return v.Token(int(e.pos))[e.at:] }
+	own := a.exits
+	sortExits(own, suffixOf)
+	data := 0
+	for _, e := range own {
+		data += len(suffixOf(e))
+	}
+	var t suffixTable
+	t.begin(x, len(own), len(own), data)
+	for _, e := range own {
+		t.add(suffixOf(e), e.id)
 	}
 	t.finish()
+	x.uncertain += base.uncertain
 	return x
+}
+
+// wordMask is the bits of one word of a vocabulary row.
+type wordMask struct {
+	w int32
+	m uint32
+}
+
+// orDerived ORs into out the tokens derived classification x accepts:
+// its base's but those in x.drop and, with x.starts, those not in it, and
+// its own.
+func (x *nodeIndex) orDerived(out []uint32) {
+	b := x.base
+	switch {
+	case b.dense != nil:
+		or := func(lo, hi int) {
+			if x.starts == nil {
+				orWords(out[lo:hi], b.dense[lo:hi])
+				return
+			}
+			for w := lo; w < hi; w++ {
+				out[w] |= b.dense[w] & x.starts[w]
+			}
+		}
+		prev := 0
+		for _, d := range x.drop {
+			or(prev, int(d.w))
+			v := b.dense[d.w] &^ d.m
+			if x.starts != nil {
+				v &= x.starts[d.w]
+			}
+			out[d.w] |= v
+			prev = int(d.w) + 1
+		}
+		or(prev, len(out))
+	default:
+		for _, id := range b.accepted {
+			bit := uint32(1) << (uint32(id) & 31)
+			if x.starts != nil && x.starts[id>>5]&bit == 0 {
+				continue
+			}
+			if k, ok := slices.BinarySearchFunc(x.drop, id>>5, func(d wordMask, w int32) int { return cmp.Compare(d.w, w) }); ok && x.drop[k].m&bit != 0 {
+				continue
+			}
+			out[id>>5] |= bit
+		}
+	}
+	for _, id := range x.accepted {
+		out[id>>5] |= 1 << (uint32(id) & 31)
+	}
 }
 
 // suffixTable fills a nodeIndex's suffix tables from (suffix, token) pairs

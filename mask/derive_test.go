@@ -2,6 +2,8 @@ package mask
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -64,5 +66,57 @@ func TestDeriveIndex(t *testing.T) {
 			t.Logf("%d derived classifications, %d of them in keys", derived, keys)
 			assert.Positive(t, keys, "the positions of undeclared keys are derived")
 		})
+	}
+}
+
+// TestOrDerived checks the accepted tokens of a derived classification,
+// over a base kept as a row and as an unsorted list: the base's, but those
+// dropped and, with starts, those not in it, and its own.
+func TestOrDerived(t *testing.T) {
+	const stride = 8
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		var baseIDs []int32
+		row := make([]uint32, stride)
+		for id := int32(0); id < 32*stride; id++ {
+			if rng.IntN(3) > 0 {
+				baseIDs = append(baseIDs, id)
+				row[id>>5] |= 1 << (id & 31)
+			}
+		}
+		rng.Shuffle(len(baseIDs), func(i, j int) { baseIDs[i], baseIDs[j] = baseIDs[j], baseIDs[i] })
+		var starts []uint32
+		if rng.IntN(2) == 0 {
+			starts = make([]uint32, stride)
+			for w := range starts {
+				starts[w] = rng.Uint32()
+			}
+		}
+		var drop []wordMask
+		for w := range int32(stride) {
+			if m := rng.Uint32() & rng.Uint32(); m != 0 && rng.IntN(2) == 0 {
+				drop = append(drop, wordMask{w: w, m: m})
+			}
+		}
+		own := []int32{int32(rng.IntN(32 * stride)), int32(rng.IntN(32 * stride))}
+		want := make([]uint32, stride)
+		for id := int32(0); id < 32*stride; id++ {
+			bit := uint32(1) << (id & 31)
+			in := row[id>>5]&bit != 0 && (starts == nil || starts[id>>5]&bit != 0)
+			for _, d := range drop {
+				if d.w == id>>5 && d.m&bit != 0 {
+					in = false
+				}
+			}
+			if in || slices.Contains(own, id) {
+				want[id>>5] |= bit
+			}
+		}
+		for _, base := range []*nodeIndex{{dense: row}, {accepted: baseIDs}} {
+			x := &nodeIndex{base: base, starts: starts, drop: drop, accepted: own}
+			got := make([]uint32, stride)
+			x.orDerived(got)
+			require.Equal(t, want, got, "dense base %v", base.dense != nil)
+		}
 	}
 }

@@ -150,7 +150,7 @@ func (m *Matcher) checkSuffixesByShape(out []uint32, n int32, x *nodeIndex, f in
 	clear(row)
 	var rec exitRecord
 	m.st.WatchPops(below)
-	m.checkSuffixes(row, x, f, &rec)
+	m.checkSuffixes(row, x, f, &rec, nil)
 	m.st.UnwatchPops()
 	orWords(out, row)
 	if m.st.Err() != nil {

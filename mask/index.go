@@ -45,7 +45,21 @@ type nodeIndex struct {
 	// its suffixes are walked at run time straight from the trie.
 	ranges []exitRange
 
-	uncertain int // tokens among suffixes and ranges
+	// A classification derived from its reference's (derive.go) holds no
+	// row: it is base's, the classification of node baseNode of the same
+	// rule, but for the tokens walked apart from it, whose verdicts are its
+	// own (accepted: the list above; uncertain: the tables above). Where
+	// starts is set (a row the vocabulary's grammars share), only base's
+	// tokens in it count; drop holds base's accepted tokens walked apart,
+	// by word in order; bit j of keepSuf says base.sufToks[j] is uncertain
+	// here too, with the same suffix. dense is nil.
+	base     *nodeIndex
+	baseNode int32
+	starts   []uint32
+	drop     []wordMask
+	keepSuf  []uint64
+
+	uncertain int // tokens among suffixes and ranges, base's included (at most)
 
 	err error // the classification failed (a step limit): masks here fail
 }
@@ -65,9 +79,10 @@ func (x *nodeIndex) numSuffixes() int { return len(x.sufGroup) - 1 }
 
 func (x *nodeIndex) suffix(i int) []byte { return x.sufData[x.sufOff[i]:x.sufOff[i+1]] }
 
-// sizeBytes is the memory the index takes.
+// sizeBytes is the memory the index takes (not its base's, which is
+// counted where it was made).
 func (x *nodeIndex) sizeBytes() int {
-	return 4*(cap(x.dense)+cap(x.accepted)+cap(x.sufOff)+cap(x.sufLCP)+cap(x.sufToks)+cap(x.sufGroup)+cap(x.sufSkip)) + cap(x.sufData) +
+	return 4*(cap(x.dense)+cap(x.accepted)+cap(x.sufOff)+cap(x.sufLCP)+cap(x.sufToks)+cap(x.sufGroup)+cap(x.sufSkip)+2*cap(x.drop)+2*cap(x.keepSuf)) + cap(x.sufData) +
 		16*cap(x.ranges) + 200
 }
 

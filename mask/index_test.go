@@ -37,6 +37,29 @@ func viewOf(v *vocabIndex, x *nodeIndex) indexView {
 			w.uncertain = append(w.uncertain, fmt.Sprintf("%d %q", id, x.suffix(i)))
 		}
 	}
+	if b := x.base; b != nil {
+		// A derived classification: its base's but for the tokens dropped,
+		// and its own.
+		drop := map[int32]bool{}
+		for _, d := range x.drop {
+			for m := d.m; m != 0; m &= m - 1 {
+				drop[d.w<<5+int32(bits.TrailingZeros32(m))] = true
+			}
+		}
+		for _, id := range viewOf(v, b).accepted {
+			if !drop[id] && (x.starts == nil || x.starts[id>>5]&(1<<(uint32(id)&31)) != 0) {
+				w.accepted = append(w.accepted, id)
+			}
+		}
+		slices.Sort(w.accepted)
+		for i := range b.numSuffixes() {
+			for j := b.sufGroup[i]; j < b.sufGroup[i+1]; j++ {
+				if x.keepSuf[j>>6]&(1<<(j&63)) != 0 {
+					w.uncertain = append(w.uncertain, fmt.Sprintf("%d %q", b.sufToks[j], b.suffix(i)))
+				}
+			}
+		}
+	}
 	ids := v.IDs()
 	for _, r := range x.ranges {
 		for i := r.lo; i < r.hi; i++ {

@@ -39,6 +39,7 @@ type Matcher struct {
 	terminated bool
 	budget     budgetState
 	scratch    []uint32   // a row for checkSuffixesByShape
+	baseRow    []uint32   // a row for checkDerived
 	topx       []topIndex // FillBitmask's: each top's classification
 	// With distinct items (Compiled.uniq): the run through the open
 	// array, and its state before each step of hist.
@@ -303,6 +304,12 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 		}
 		m.topx = append(m.topx, topIndex{x: x, node: t.Node, frame: f, within: within})
 		switch {
+		case x.base != nil:
+			if !clean {
+				clear(out)
+				clean = true
+			}
+			x.orDerived(out)
 		case x.dense != nil && clean:
 			orWords(out, x.dense)
 		case x.dense != nil:
@@ -325,9 +332,11 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 		switch {
 		case t.frame < 0:
 		case t.within:
-			m.checkSuffixes(out, t.x, t.frame, nil)
+			m.checkSuffixes(out, t.x, t.frame, nil, nil)
+		case t.x.base != nil:
+			m.checkDerived(out, t.x, t.frame)
 		case !m.checkSuffixesByShape(out, t.node, t.x, t.frame):
-			m.checkSuffixes(out, t.x, t.frame, nil)
+			m.checkSuffixes(out, t.x, t.frame, nil, nil)
 		}
 	}
 	if err := m.st.Err(); err != nil {
@@ -354,6 +363,16 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	return nil
 }
 
+// checkDerived decides the uncertain tokens of x, a classification derived
+// from its reference's (derive.go), at a top returning into frame f: its
+// own, and those of its base that keep their verdicts (x.keepSuf).
+func (m *Matcher) checkDerived(out []uint32, x *nodeIndex, f int32) {
+	m.checkSuffixes(out, x, f, nil, nil)
+	if x.keepSuf != nil {
+		m.checkSuffixes(out, x.base, f, nil, x.keepSuf)
+	}
+}
+
 // checkSuffixes decides the uncertain tokens of node index x at a top
 // whose rule returns into frame f: each distinct suffix is run from what f
 // continues with, reusing the walk of the previous suffix's shared prefix,
@@ -361,8 +380,10 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 //
 // With rec, the frame below f is watched (State.WatchPops) and rec collects
 // the verdicts that depended on it: the suffixes and ranges whose walks
-// ended the rule f returns into, the refused ones included.
-func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRecord) {
+// ended the rule f returns into, the refused ones included. With only, a
+// bit per entry of x.sufToks, only the tokens whose bits are set are
+// allowed (a derived classification's share of its base's: checkDerived).
+func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRecord, only []uint64) {
 	ns := x.numSuffixes()
 	if ns == 0 && len(x.ranges) == 0 {
 		return
@@ -437,8 +458,17 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRe
 			if popFrom < len(suf) {
 				rec.sufs = append(rec.sufs, int32(i))
 			}
-			for _, id := range x.sufToks[x.sufGroup[i]:x.sufGroup[i+1]] {
-				out[id>>5] |= 1 << (uint32(id) & 31)
+			if only == nil {
+				for _, id := range x.sufToks[x.sufGroup[i]:x.sufGroup[i+1]] {
+					out[id>>5] |= 1 << (uint32(id) & 31)
+				}
+			} else {
+				for j := x.sufGroup[i]; j < x.sufGroup[i+1]; j++ {
+					if only[j>>6]&(1<<(j&63)) != 0 {
+						id := x.sufToks[j]
+						out[id>>5] |= 1 << (uint32(id) & 31)
+					}
+				}
 			}
 		} else if failDep {
 			rec.sufs = append(rec.sufs, int32(i))
