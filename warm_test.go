@@ -54,8 +54,10 @@ func TestCompilerWarms(t *testing.T) {
 
 // TestCompilerPrepares checks that a compile classifies nodes before it is
 // Ready, nearest to the start first, until PrepareWork steps of work are
-// spent: the node that crosses the bound is the last, so a bound of one
-// step classifies exactly one node, and a large bound every node.
+// spent, then the first position of every object's key: the node that
+// crosses the bound is the last but those, so a bound of one step
+// classifies exactly two nodes (the first, and the object's key), and a
+// large bound every node.
 func TestCompilerPrepares(t *testing.T) {
 	voc := vocabtest.Core(t)
 	const schema = `{"type":"object","properties":{"id":{"type":"integer"},"label":{"type":"string","maxLength":12}}}`
@@ -65,7 +67,7 @@ func TestCompilerPrepares(t *testing.T) {
 		finished bool
 	}{
 		{work: -1, nodes: 0},
-		{work: 1, nodes: 1},
+		{work: 1, nodes: 2},
 		{work: 1 << 40, nodes: -1, finished: true},
 	} {
 		mask.ResetSharedIndex(voc) // so that each node is classified, not found shared

@@ -95,6 +95,14 @@ type Rule struct {
 	// describes. The matcher checks it as items complete (package mask);
 	// byte-level matching ignores it.
 	Unique *UniqueItems
+	// Prepare marks a rule whose first positions nearly every match of the
+	// rule meets and whose first classification against a vocabulary costs
+	// more than most (a JSON object's key that must not be one of the
+	// declared names): package mask classifies the positions one byte into
+	// the rule first when it prepares a grammar ahead of its matchers
+	// (mask.Compiled.WarmWithin, which rein.Compiler runs before Ready).
+	// It changes no match.
+	Prepare bool
 }
 
 // UniqueItems describes the items of a rule whose items must be distinct

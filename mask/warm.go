@@ -16,6 +16,7 @@ import (
 type warmOrder struct {
 	once  sync.Once
 	nodes []int32      // the nodes with bytes, nearest to the start first
+	hot   []int32      // the nodes one byte into rules marked Prepare, a part of nodes
 	next  atomic.Int64 // the position in nodes of the next one to look at
 	bytes atomic.Int64 // nodes' memory, once built
 
@@ -102,12 +103,35 @@ func (c *Compiled) warmNodes() []int32 {
 				}
 			})
 		}
-		for _, n := range queue {
-			if p.HasBytes(n) {
-				w.nodes = append(w.nodes, n)
+		// The positions one byte into rules marked grammar.Rule.Prepare
+		// (hot) come right after the nodes met before the first of them:
+		// a grammar prepared within a budget (WarmWithin) classifies its
+		// first positions, then every object's key, then the rest,
+		// nearest to the start first.
+		hot := make([]bool, p.NumNodes())
+		for _, r := range p.Rules {
+			if r.Prepare {
+				for b := range 256 {
+					if m := p.Next(r.Start, byte(b)); m >= 0 {
+						hot[m] = true
+					}
+				}
 			}
 		}
-		w.nodes = slices.Clip(w.nodes)
+		var prepare, rest []int32
+		for _, n := range queue {
+			switch {
+			case !p.HasBytes(n):
+			case hot[n]:
+				prepare = append(prepare, n)
+			case len(prepare) == 0:
+				w.nodes = append(w.nodes, n)
+			default:
+				rest = append(rest, n)
+			}
+		}
+		w.nodes = slices.Clip(append(append(w.nodes, prepare...), rest...))
+		w.hot = w.nodes[len(w.nodes)-len(rest)-len(prepare) : len(w.nodes)-len(rest)]
 		w.bytes.Store(int64(4 * cap(w.nodes)))
 	})
 	return w.nodes
@@ -157,18 +181,33 @@ func (c *Compiled) Warm(ctx context.Context) int {
 
 // WarmWithin is Warm that stops once its classifications have done maxWork
 // steps of work (see IndexStats; the node that crosses the bound is
-// finished), and reports whether every node is classified. A compiler runs
-// it before it reports a grammar ready, so that the first masks of a
-// request find the nodes nearest to the start classified, at a bounded cost
-// to the compile; the rest is for Warm in the background.
+// finished), then classifies the positions one byte into the rules marked
+// grammar.Rule.Prepare that are left (a JSON object's key: see warmNodes),
+// and reports whether every node is classified. A compiler runs it before
+// it reports a grammar ready, so that the first masks of a request find
+// the nodes nearest to the start and every object's first key position
+// classified, at a cost to the compile bounded by the budget and the
+// grammar's size; the rest is for Warm in the background.
 func (c *Compiled) WarmWithin(ctx context.Context, maxWork int64) bool {
 	start := c.stats.warmWork.Load()
 	for ctx.Err() == nil {
 		if c.stats.warmWork.Load()-start >= maxWork {
-			return false
+			break
 		}
 		if !c.WarmNext() {
 			return true
+		}
+	}
+	// Then the positions rules marked Prepare start with, whatever the
+	// budget: every object meets its key's, which costs a few hundred
+	// microseconds the first time.
+	c.warmNodes()
+	for _, n := range c.warm.hot {
+		if ctx.Err() != nil {
+			return false
+		}
+		if c.index[n].Load() == nil {
+			c.indexNode(n, true)
 		}
 	}
 	return false

@@ -128,3 +128,32 @@ func TestWarmConcurrent(t *testing.T) {
 	// node of the same shape was shared.
 	assert.LessOrEqual(t, st.Classified+st.Warmed, classified)
 }
+
+// TestWarmWithinPreparesKeys checks that a grammar prepared within a budget
+// too small for anything else still has the first position of every
+// object's key classified (grammar.Rule.Prepare), nested objects' included,
+// so that a matcher reaching a nested object's first key finds it done.
+func TestWarmWithinPreparesKeys(t *testing.T) {
+	vocab := vocabtest.Load(t, "llama3")
+	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{"type":"integer"}}},"d":{"type":"string"}}}}}`), jsonschema.Options{})
+	require.NoError(t, err)
+	c, err := Compile(g, vocab, Options{})
+	require.NoError(t, err)
+	assert.False(t, c.WarmWithin(context.Background(), 1))
+	p := c.prog
+	require.Len(t, c.warm.hot, 3, "one key position per object")
+	for _, n := range c.warm.hot {
+		assert.True(t, p.Rules[p.RuleOf(n)].Prepare)
+		assert.NotNil(t, c.index[n].Load(), "node %d classified", n)
+	}
+	m := c.NewMatcher()
+	require.True(t, m.AcceptString(`{"a":{"b":{"`))
+	keys := 0
+	for _, top := range m.st.Tops() {
+		if p.Rules[p.RuleOf(top.Node)].Prepare {
+			keys++
+			assert.NotNil(t, c.index[top.Node].Load(), "the innermost key's position")
+		}
+	}
+	assert.Equal(t, 1, keys)
+}

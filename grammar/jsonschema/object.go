@@ -471,6 +471,9 @@ func (c *compiler) keyRule(id string, body func() (*grammar.Expr, error)) (*gram
 	if err != nil {
 		return nil, err
 	}
+	// Every object with a key meets its start, whose classification is
+	// derived apart from every other key's (mask/derive.go).
+	c.rules[r].Prepare = true
 	c.keyRules[id] = r
 	return grammar.Call(r), nil
 }

@@ -491,7 +491,7 @@ func link(g *grammar.Grammar, dfas []*fsm.DFA, reach []int, lim grammar.Limits) 
 		LinkClasses(p.classes[256*k:256*(k+1)], p.rings[256*k:256*(k+1)])
 		p.classRuns = append(p.classRuns, runsOf(d.Classes[:]))
 		p.nclasses = append(p.nclasses, int32(d.NumClasses))
-		p.Rules = append(p.Rules, RuleInfo{Name: g.Rules[r].Name, MaxTokens: g.Rules[r].MaxTokens, Unique: g.Rules[r].Unique, Start: first[r] + d.Start, NumNodes: int32(d.NumStates()), FirstNode: first[r]})
+		p.Rules = append(p.Rules, RuleInfo{Name: g.Rules[r].Name, MaxTokens: g.Rules[r].MaxTokens, Unique: g.Rules[r].Unique, Prepare: g.Rules[r].Prepare, Start: first[r] + d.Start, NumNodes: int32(d.NumStates()), FirstNode: first[r]})
 		p.budgets = p.budgets || g.Rules[r].MaxTokens > 0
 		p.unique = p.unique || g.Rules[r].Unique != nil
 		// The bytes of each class, so that a state's first bytes are a

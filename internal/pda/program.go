@@ -50,6 +50,7 @@ type RuleInfo struct {
 	Name      string
 	MaxTokens int                  // grammar.Rule.MaxTokens
 	Unique    *grammar.UniqueItems // grammar.Rule.Unique
+	Prepare   bool                 // grammar.Rule.Prepare
 	Start     int32                // global start node
 	NumNodes  int32
 	FirstNode int32
