@@ -276,10 +276,11 @@ type CompilerOptions struct {
 	// Ready, in steps of the token index's work (see mask.IndexStats and
 	// mask.Compiled.WarmWithin): the nodes nearest to the start are
 	// classified first, so that a request's first masks find them done,
-	// and then, whatever the bound, the first position of every JSON
-	// object's key (grammar.Rule.Prepare), which nearly every document
-	// meets and which costs a few hundred microseconds the first time
-	// (default DefaultPrepareWork; negative: none). It costs compile time;
+	// and then, within three times the bound again, the first position of
+	// every JSON object's key (grammar.Rule.Prepare), which nearly every
+	// document meets and which costs a few hundred microseconds the first
+	// time (default DefaultPrepareWork; negative: none). It costs compile
+	// time;
 	// what it leaves is warmed in the background (WarmWorkers) or classified
 	// by the masks that meet it.
 	PrepareWork int64

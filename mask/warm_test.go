@@ -129,10 +129,13 @@ func TestWarmConcurrent(t *testing.T) {
 	assert.LessOrEqual(t, st.Classified+st.Warmed, classified)
 }
 
-// TestWarmWithinPreparesKeys checks that a grammar prepared within a budget
-// too small for anything else still has the first position of every
-// object's key classified (grammar.Rule.Prepare), nested objects' included,
-// so that a matcher reaching a nested object's first key finds it done.
+// TestWarmWithinPreparesKeys checks that a grammar prepared within a
+// budget classifies, beyond it, the first position of its objects' keys
+// (grammar.Rule.Prepare), nested objects' included, nearest first, until
+// they have taken prepareShare times the budget: with a budget of one step
+// the first node and the first key (which crosses both bounds), and with a
+// larger one every key, so that a matcher reaching the innermost object's
+// first key finds it done.
 func TestWarmWithinPreparesKeys(t *testing.T) {
 	vocab := vocabtest.Load(t, "llama3")
 	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"object","properties":{"c":{"type":"integer"}}},"d":{"type":"string"}}}}}`), jsonschema.Options{})
@@ -142,10 +145,11 @@ func TestWarmWithinPreparesKeys(t *testing.T) {
 	assert.False(t, c.WarmWithin(context.Background(), 1))
 	p := c.prog
 	require.Len(t, c.warm.hot, 3, "one key position per object")
-	for _, n := range c.warm.hot {
+	for k, n := range c.warm.hot {
 		assert.True(t, p.Rules[p.RuleOf(n)].Prepare)
-		assert.NotNil(t, c.index[n].Load(), "node %d classified", n)
+		assert.Equal(t, k == 0, c.index[n].Load() != nil, "key %d classified", k)
 	}
+	c.WarmWithin(context.Background(), 5000)
 	m := c.NewMatcher()
 	require.True(t, m.AcceptString(`{"a":{"b":{"`))
 	keys := 0
