@@ -39,7 +39,6 @@ type Matcher struct {
 	terminated bool
 	budget     budgetState
 	scratch    []uint32   // a row for checkSuffixesByShape
-	baseRow    []uint32   // a row for checkDerived
 	topx       []topIndex // FillBitmask's: each top's classification
 	// With distinct items (Compiled.uniq): the run through the open
 	// array, and its state before each step of hist.
