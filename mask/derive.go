@@ -94,7 +94,7 @@ func (c *Compiled) deriveIndex(n int32, warm bool) (*nodeIndex, int, bool) {
 	if !a.walkApart(v, loop) {
 		return nil, 0, false
 	}
-	x := a.derived(v, base, r)
+	x := a.derived(v, base)
 	return x, a.work, x != nil
 }
 
@@ -217,11 +217,11 @@ outer:
 // a key's every position is such a classification, and copying base's row
 // and tables into each cost more than the walk. It returns nil where a row
 // of tokens by first byte is over its budget.
-func (a *walkDFA) derived(v *vocabIndex, base *nodeIndex, ref int32) *nodeIndex {
+func (a *walkDFA) derived(v *vocabIndex, base *nodeIndex) *nodeIndex {
 	// The tokens that keep the reference's verdict: all but those walked
 	// apart (a.except) and those starting with a byte the start refuses
 	// alone, which a row the vocabulary's grammars share leaves out.
-	x := &nodeIndex{base: base, baseNode: ref}
+	x := &nodeIndex{base: base}
 	if a.refusedFirst != (byteset.Set{}) {
 		var rest byteset.Set
 		for b := range 256 {

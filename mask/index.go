@@ -46,18 +46,17 @@ type nodeIndex struct {
 	ranges []exitRange
 
 	// A classification derived from its reference's (derive.go) holds no
-	// row: it is base's, the classification of node baseNode of the same
-	// rule, but for the tokens walked apart from it, whose verdicts are its
+	// row: it is base's, the classification of the loop its rule falls
+	// into, but for the tokens walked apart from it, whose verdicts are its
 	// own (accepted: the list above; uncertain: the tables above). Where
 	// starts is set (a row the vocabulary's grammars share), only base's
 	// tokens in it count; drop holds base's accepted tokens walked apart,
 	// by word in order; bit j of keepSuf says base.sufToks[j] is uncertain
 	// here too, with the same suffix. dense is nil.
-	base     *nodeIndex
-	baseNode int32
-	starts   []uint32
-	drop     []wordMask
-	keepSuf  []uint64
+	base    *nodeIndex
+	starts  []uint32
+	drop    []wordMask
+	keepSuf []uint64
 
 	uncertain int // tokens among suffixes and ranges, base's included (at most)
 

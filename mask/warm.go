@@ -184,11 +184,10 @@ func (c *Compiled) Warm(ctx context.Context) int {
 // finished), then classifies the positions one byte into the rules marked
 // grammar.Rule.Prepare that are left (a JSON object's key: see warmNodes)
 // within prepareShare times that bound, and reports whether every node is
-// classified. A compiler runs it before
-// it reports a grammar ready, so that the first masks of a request find
-// the nodes nearest to the start and every object's first key position
-// classified, at a cost to the compile bounded by the budget and the
-// grammar's size; the rest is for Warm in the background.
+// classified. A compiler runs it before it reports a grammar ready, so that
+// the first masks of a request find the nodes nearest to the start and
+// every object's first key position classified, at a bounded cost to the
+// compile; the rest is for Warm in the background.
 func (c *Compiled) WarmWithin(ctx context.Context, maxWork int64) bool {
 	start := c.stats.warmWork.Load()
 	for ctx.Err() == nil {
