@@ -59,6 +59,7 @@ const maxWideWalk = 8
 // out the names' first letters, while its closure, which takes the names'
 // states in, keeps every byte but the quote and the backslash.
 func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, bool) {
+	a.work = 0 // a kept walk holds its last classification's
 	if !startsWide(v, &a.first) {
 		return nil, false
 	}

@@ -102,3 +102,23 @@ func TestClassifyWide(t *testing.T) {
 		})
 	}
 }
+
+// TestClassifyWorkOwn checks that a classification's work is its own: the
+// walk kept from the program's previous classification does not add
+// that one's steps to it. (The second walk knows the first one's states
+// and loops, so it may take fewer steps, never more.)
+func TestClassifyWorkOwn(t *testing.T) {
+	voc := indexVocab(vocabtest.Load(t, "llama3"))
+	stride := WordsPerRow(voc.size)
+	g, _, err := jsonschema.Compile([]byte(`{"type":"string","pattern":"^[0-9]{3}-[0-9]{4}$"}`), jsonschema.Options{})
+	require.NoError(t, err)
+	p, err := pda.Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	st := pda.NewState(p)
+	n := p.Next(p.Rules[0].Start, '"')
+	require.False(t, isWide(p, voc, n), "a node the trie walk classifies")
+	_, first := classify(p, voc, n, st, stride)
+	_, again := classify(p, voc, n, st, stride)
+	assert.Positive(t, again)
+	assert.LessOrEqual(t, again, first)
+}
