@@ -45,7 +45,9 @@ type walkDFA struct {
 	walkList    []int32    // scratch for classifyThrough
 	ends        []charEnds // per state, once asked for (see utf8Ends)
 	endStates   []int32
-	entry       []int16 // scratch for safe
+	entry       []int16  // scratch for safe
+	stamps      []uint32 // safe's closure, as a set (see markState)
+	stamp       uint32
 	pair        []int16 // scratch for byteClasses, -1 when unused
 	paired      []uint16
 
@@ -642,7 +644,7 @@ type safeInfo struct {
 }
 
 const (
-	maxSafeStates = 128 // a closure larger than this gets no safe set
+	maxSafeStates = 512 // a closure larger than this gets no safe set (an unanchored count of 162 has 164 states)
 	maxSafeRounds = 6   // nor one that takes more rounds to settle
 )
 
@@ -674,6 +676,8 @@ rounds:
 	for range maxSafeRounds {
 		closure := append(a.closure[:0], s)
 		entry := append(a.entry[:0], -1) // the byte that first led to each state
+		a.stamp++
+		a.markState(s)
 		cut := func(k int) {
 			// Cut the way into closure[k].
 			switch e := entry[k]; e {
@@ -700,7 +704,8 @@ rounds:
 					cut(k)
 					continue rounds
 				}
-				if !containsState(closure, t) {
+				if !a.marked(t) {
+					a.markState(t)
 					closure = append(closure, t)
 					entry = append(entry, int16(b))
 				}
@@ -720,7 +725,8 @@ rounds:
 					continue rounds
 				}
 				for _, t := range a.set2 {
-					if !containsState(closure, t) {
+					if !a.marked(t) {
+						a.markState(t)
 						closure = append(closure, t)
 						entry = append(entry, byChar)
 					}
@@ -743,6 +749,17 @@ rounds:
 	a.safes[s] = info
 	return &a.safes[s]
 }
+
+// markState and marked keep safe's closure as a set, for a closure of
+// hundreds of states: a state is in it while its stamp is the current one.
+func (a *walkDFA) markState(s int32) {
+	for int(s) >= len(a.stamps) {
+		a.stamps = append(a.stamps, 0)
+	}
+	a.stamps[s] = a.stamp
+}
+
+func (a *walkDFA) marked(s int32) bool { return int(s) < len(a.stamps) && a.stamps[s] == a.stamp }
 
 // refusesLeads reports whether s refuses every byte that starts a
 // multi-byte character.

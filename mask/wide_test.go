@@ -39,6 +39,8 @@ func wideGrammars(t *testing.T) map[string]*grammar.Grammar {
 		// Multilingual Plane as two: its positions take the others alike.
 		`{"type":"object","patternProperties":{"^.{1,40}$":{}}}`,
 		`{"type":"string","pattern":"^.{2,30}$"}`,
+		// Unanchored: a closure of 164 states, every one alive.
+		`{"type":"string","pattern":"[a-zA-Z0-9_-]{162}"}`,
 	} {
 		g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		require.NoError(t, err, schema)
@@ -100,6 +102,31 @@ func TestClassifyWide(t *testing.T) {
 			t.Logf("%d wide nodes, %d classified from rows", wide, taken)
 			assert.Greater(t, 2*taken, wide, "most wide nodes are classified from rows")
 		})
+	}
+}
+
+// TestClassifyLongUnanchoredCount checks that the positions inside an
+// unanchored count of 162 characters (any string that has 162 word
+// characters in a row) are classified from rows: their closure, counts 0
+// to 162, takes every byte inside a string, so only the tokens with a
+// quote or a backslash are walked, not the trie (about 120,000 steps).
+func TestClassifyLongUnanchoredCount(t *testing.T) {
+	voc := indexVocab(vocabtest.Load(t, "llama3"))
+	stride := WordsPerRow(voc.size)
+	g, _, err := jsonschema.Compile([]byte(`{"type":"string","pattern":"[a-zA-Z0-9_-]{162}"}`), jsonschema.Options{})
+	require.NoError(t, err)
+	p, err := pda.Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	st := pda.NewState(p)
+	n := p.Next(p.Rules[0].Start, '"')
+	for k := range 170 {
+		require.GreaterOrEqual(t, n, int32(0), "after %d characters", k)
+		if k%40 == 1 {
+			x, work := classify(p, voc, n, st, stride)
+			assert.Less(t, work, 20_000, "after %d characters", k)
+			assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, fmt.Sprintf("after %d characters", k))
+		}
+		n = p.Next(n, 'a')
 	}
 }
 
