@@ -38,6 +38,7 @@ type Compiled struct {
 	warm     warmOrder               // the order Warm classifies nodes in
 	indexed  atomic.Int64            // bytes held by the index
 	exits    exitCache               // uncertain tokens decided by caller shape (exits.go)
+	unions   unionCache              // tops classified together (union.go)
 	stats    indexStats
 	states   sync.Pool // *pda.State scratch for classification
 }
@@ -154,6 +155,22 @@ func (c *Compiled) nodeIndex(n int32) *nodeIndex {
 // indexNode is nodeIndex's slow path, for a matcher or for Warm (warm),
 // which the work is counted to.
 func (c *Compiled) indexNode(n int32, warm bool) *nodeIndex {
+	return c.claimIndex(n, func() *nodeIndex { return c.computeIndex(n, warm) })
+}
+
+// cheapIndex classifies node n where that is cheap, as indexNode would:
+// from the classification another grammar of the vocabulary made for its
+// shape, derived from its reference's (derive.go), or from the
+// vocabulary's rows (classifyWide). It returns nil, classifying nothing,
+// where n's tokens must be walked through the trie.
+func (c *Compiled) cheapIndex(n int32) *nodeIndex {
+	return c.claimIndex(n, func() *nodeIndex { return c.classifyNode(n, false, false) })
+}
+
+// claimIndex returns node n's classification, computing it with compute
+// (which may return nil: none) unless another goroutine has it or is
+// computing it, whose result it then waits for.
+func (c *Compiled) claimIndex(n int32, compute func() *nodeIndex) *nodeIndex {
 	c.mu.Lock()
 	if x := c.index[n].Load(); x != nil {
 		c.mu.Unlock()
@@ -167,7 +184,7 @@ func (c *Compiled) indexNode(n int32, warm bool) *nodeIndex {
 		if x := c.index[n].Load(); x != nil {
 			return x
 		}
-		return c.indexNode(n, warm) // it panicked: try again here
+		return c.claimIndex(n, compute) // it panicked, or had none: try here
 	}
 	done := make(chan struct{})
 	if c.busy == nil {
@@ -190,13 +207,19 @@ func (c *Compiled) indexNode(n int32, warm bool) *nodeIndex {
 		c.mu.Unlock()
 		close(done)
 	}()
-	x = c.computeIndex(n, warm)
+	x = compute()
 	return x
 }
 
 // computeIndex classifies node n, or takes the classification another grammar
 // of the vocabulary made for a node of the same shape.
 func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
+	return c.classifyNode(n, warm, true)
+}
+
+// classifyNode is computeIndex, which, without walk, returns nil where the
+// node's tokens must be walked through the trie.
+func (c *Compiled) classifyNode(n int32, warm, walk bool) *nodeIndex {
 	// Wide nodes whose automata are alike, in this grammar or another one
 	// of the same vocabulary, share one classification: most JSON Schemas
 	// have the same string and number rules. A narrow node mostly costs
@@ -223,6 +246,19 @@ func (c *Compiled) computeIndex(n int32, warm bool) *nodeIndex {
 		ok := false
 		if wide && c.prog.HasBytes(n) {
 			x, work, ok = c.deriveIndex(n, warm)
+		}
+		if !ok && !walk {
+			a := takeWalk(c.prog, n)
+			x, ok = a.classifyWide(c.voc, n, c.stride)
+			work = a.work
+			putWalk(c.prog, a)
+			if !ok {
+				// Not classified, but the attempt was work on the
+				// decode path (cheapIndex's caller is a matcher).
+				c.stats.work.Add(int64(work))
+				c.states.Put(st)
+				return nil
+			}
 		}
 		if !ok {
 			x, work = classify(c.prog, c.voc, n, st, c.stride)

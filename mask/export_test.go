@@ -30,3 +30,25 @@ func WithinIndexes(c *Compiled) int {
 	defer c.exits.mu.Unlock()
 	return len(c.exits.within)
 }
+
+// ClassifyUnions turns the classification of tops together (union.go) on
+// or off, returning the previous setting. It is for tests that run alone:
+// it applies to every grammar at once.
+func ClassifyUnions(on bool) bool {
+	was := classifyUnions
+	classifyUnions = on
+	return was
+}
+
+// Unions is the number of unions c has classified (union.go).
+func Unions(c *Compiled) int {
+	c.unions.mu.Lock()
+	defer c.unions.mu.Unlock()
+	n := 0
+	for _, u := range c.unions.m {
+		if u != nil {
+			n++
+		}
+	}
+	return n
+}

@@ -40,6 +40,8 @@ type Matcher struct {
 	budget     budgetState
 	scratch    []uint32   // a row for checkSuffixesByShape
 	topx       []topIndex // FillBitmask's: each top's classification
+	unodes     []int32    // unionFor's: the tops' nodes, sorted
+	ukey       []byte     // unionFor's: the union's key
 	// With distinct items (Compiled.uniq): the run through the open
 	// array, and its state before each step of hist.
 	uniq    uniqueRun
@@ -55,6 +57,7 @@ type topIndex struct {
 	node   int32
 	frame  int32
 	within bool // x is classified within the top's return node (within.go)
+	union  bool // x is the top's part of a union (union.go): its uncertain tokens only
 }
 
 type histEntry struct {
@@ -284,7 +287,17 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	// row, not two, for the many masks with one top.
 	clean := false
 	m.topx = m.topx[:0]
+	u := m.unionFor(m.st.Tops())
+	if u != nil {
+		clean = orAccepted(out, u.acc, clean)
+	}
 	for _, t := range m.st.Tops() {
+		if u != nil {
+			if x := u.part(t.Node); x != nil {
+				m.topx = append(m.topx, topIndex{x: x, node: t.Node, frame: t.Frame, union: true})
+				continue
+			}
+		}
 		// A node near its rule's end is classified with the node its rule
 		// returns to (within.go); its uncertain tokens then leave that
 		// node's rule, into the frame below.
@@ -302,27 +315,7 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 			return fmt.Errorf("mask: classifying node %d: %w", t.Node, x.err)
 		}
 		m.topx = append(m.topx, topIndex{x: x, node: t.Node, frame: f, within: within})
-		switch {
-		case x.base != nil:
-			if !clean {
-				clear(out)
-				clean = true
-			}
-			x.orDerived(out)
-		case x.dense != nil && clean:
-			orWords(out, x.dense)
-		case x.dense != nil:
-			clear(out[copy(out, x.dense):])
-			clean = true
-		default:
-			if !clean {
-				clear(out)
-				clean = true
-			}
-			for _, id := range x.accepted {
-				out[id>>5] |= 1 << (uint32(id) & 31)
-			}
-		}
+		clean = orAccepted(out, x, clean)
 	}
 	if !clean {
 		clear(out)
@@ -330,7 +323,7 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 	for _, t := range m.topx {
 		switch {
 		case t.frame < 0:
-		case t.within:
+		case t.within, t.union:
 			m.checkSuffixes(out, t.x, t.frame, nil, nil)
 		case t.x.base != nil:
 			m.checkDerived(out, t.x, t.frame)
@@ -360,6 +353,32 @@ func (m *Matcher) FillBitmask(b *Bitmask, row int) error {
 		m.filterUnique(out)
 	}
 	return nil
+}
+
+// orAccepted adds x's accepted tokens to out, which holds a mask's earlier
+// tops' where clean is set (else its content is stale), and reports that
+// out is clean now. The first dense row is copied rather than added to a
+// cleared one.
+func orAccepted(out []uint32, x *nodeIndex, clean bool) bool {
+	switch {
+	case x.base != nil:
+		if !clean {
+			clear(out)
+		}
+		x.orDerived(out)
+	case x.dense != nil && clean:
+		orWords(out, x.dense)
+	case x.dense != nil:
+		clear(out[copy(out, x.dense):])
+	default:
+		if !clean {
+			clear(out)
+		}
+		for _, id := range x.accepted {
+			out[id>>5] |= 1 << (uint32(id) & 31)
+		}
+	}
+	return true
 }
 
 // checkDerived decides the uncertain tokens of x, a classification derived

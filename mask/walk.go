@@ -224,6 +224,13 @@ func (a *walkDFA) beginAt(tops []pda.Top, end bool) bool {
 		a.start = stateFull
 		return false
 	}
+	return a.beginTops(tops, end)
+}
+
+// beginTops starts a walk from the configuration tops, closed already (a
+// union's nodes with bytes, union.go), and reports false where there is no
+// room for it.
+func (a *walkDFA) beginTops(tops []pda.Top, end bool) bool {
 	if a.start = a.intern(tops, end); a.start < 0 {
 		return false
 	}
