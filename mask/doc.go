@@ -23,9 +23,13 @@
 // builds are kept for the next classification of the same grammar. A node a
 // few characters before its rule's end, which nearly every token runs past
 // (a position near the end of a long string's chunk), is classified with
-// the node its rule returns to, once per shape of that node (within.go). Compiled.Warm, WarmNext and WarmWithin
-// classify nodes ahead of the matchers, and IndexStats counts the work
-// done on the decode path and ahead of it.
+// the node its rule returns to, once per shape of that node (within.go).
+// Where a mask meets several wide nodes at once that would each walk the
+// trie (the key rules an object's unanchored patternProperties split its
+// keys into), they are classified together in one walk, its uncertain
+// tokens split among them (union.go). Compiled.Warm, WarmNext and
+// WarmWithin classify nodes ahead of the matchers, and IndexStats counts
+// the work done on the decode path and ahead of it.
 //
 // Grammars may name whole tokens (token terminals: grammar.Token,
 // TokenIDs, TokenSet, AnyToken, and grammar.LitTokens literals). Compile
