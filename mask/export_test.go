@@ -45,8 +45,8 @@ func Unions(c *Compiled) int {
 	c.unions.mu.Lock()
 	defer c.unions.mu.Unlock()
 	n := 0
-	for _, u := range c.unions.m {
-		if u != nil {
+	for k, u := range c.unions.m {
+		if k[0] == 1 && u != nil { // a union's own key, not the tops' it was found for
 			n++
 		}
 	}

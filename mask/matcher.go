@@ -42,6 +42,7 @@ type Matcher struct {
 	topx       []topIndex // FillBitmask's: each top's classification
 	unodes     []int32    // unionFor's: the tops' nodes, sorted
 	ukey       []byte     // unionFor's: the union's key
+	ulast      lastUnion  // unionFor's: the last union it found
 	// With distinct items (Compiled.uniq): the run through the open
 	// array, and its state before each step of hist.
 	uniq    uniqueRun

@@ -1,6 +1,7 @@
 package mask
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
 	"sync"
@@ -46,6 +47,14 @@ func (u *unionIndex) part(n int32) *nodeIndex {
 	return nil
 }
 
+// lastUnion is a matcher's last union (or none) and the key of the tops
+// unionFor found it for.
+type lastUnion struct {
+	key []byte
+	u   *unionIndex
+	ok  bool
+}
+
 // unionCache holds a grammar's unions by their nodes; a nil entry marks a
 // union whose walk failed, classified node by node instead.
 type unionCache struct {
@@ -74,21 +83,51 @@ func (m *Matcher) unionFor(tops []pda.Top) *unionIndex {
 	if len(m.unodes) < 2 {
 		return nil
 	}
-	// The cheap tests first: a mask whose tops are classified stops above.
+	// A union's nodes stay unclassified (the union holds their
+	// classification), so every later mask at them comes here again. It
+	// finds the union by the tops it started from: the matcher's last one
+	// without a lock, the grammar's by this set's key otherwise. The key
+	// leads with 0, a union's own key with 1.
+	slices.Sort(m.unodes)
+	m.ukey = append(m.ukey[:0], 0)
+	for _, n := range m.unodes {
+		m.ukey = binary.LittleEndian.AppendUint32(m.ukey, uint32(n))
+	}
+	if m.ulast.ok && bytes.Equal(m.ukey, m.ulast.key) {
+		return m.ulast.u
+	}
+	c.unions.mu.Lock()
+	u, known := c.unions.m[string(m.ukey)]
+	c.unions.mu.Unlock()
+	m.ulast.key = append(m.ulast.key[:0], m.ukey...)
+	if !known {
+		// newUnion takes m.ukey for the union's own key.
+		u = m.newUnion()
+		// Nil (no union, or its walk failed) is kept too: the tops left
+		// out stay out (the tests below do not change), and the others are
+		// classified one by one by this mask, so the set is not met again.
+		c.unions.mu.Lock()
+		if c.unions.m == nil {
+			c.unions.m = map[string]*unionIndex{}
+		}
+		c.unions.m[string(m.ulast.key)] = u
+		c.unions.mu.Unlock()
+	}
+	m.ulast.u, m.ulast.ok = u, true
+	return u
+}
+
+// newUnion returns the union classification of m.unodes (sorted, at least
+// two, unclassified), which it filters, or nil where fewer than two are to
+// be classified together. m.ukey is its to use.
+func (m *Matcher) newUnion() *unionIndex {
+	c := m.c
 	m.unodes = slices.DeleteFunc(m.unodes, func(n int32) bool { return !isWide(c.prog, c.voc, n) || c.useWithin(n) })
 	if len(m.unodes) < 2 {
 		return nil
 	}
 	m.unodes = m.unodes[:min(len(m.unodes), maxUnionTops)]
-	slices.Sort(m.unodes)
-	m.ukey = m.ukey[:0]
-	for _, n := range m.unodes {
-		m.ukey = binary.LittleEndian.AppendUint32(m.ukey, uint32(n))
-	}
-	c.unions.mu.Lock()
-	u, known := c.unions.m[string(m.ukey)]
-	c.unions.mu.Unlock()
-	if known {
+	if u, known := m.knownUnion(); known {
 		return u
 	}
 	// A node classified cheaply alone is: from another grammar's
@@ -100,9 +139,9 @@ func (m *Matcher) unionFor(tops []pda.Top) *unionIndex {
 	if len(m.unodes) < 2 {
 		return nil
 	}
-	m.ukey = m.ukey[:0]
-	for _, n := range m.unodes {
-		m.ukey = binary.LittleEndian.AppendUint32(m.ukey, uint32(n))
+	u, known := m.knownUnion()
+	if known {
+		return u
 	}
 	u = c.classifyUnion(slices.Clone(m.unodes))
 	c.unions.mu.Lock()
@@ -112,6 +151,19 @@ func (m *Matcher) unionFor(tops []pda.Top) *unionIndex {
 	c.unions.m[string(m.ukey)] = u
 	c.unions.mu.Unlock()
 	return u
+}
+
+// knownUnion looks up the union of m.unodes, leaving its key in m.ukey.
+func (m *Matcher) knownUnion() (*unionIndex, bool) {
+	m.ukey = append(m.ukey[:0], 1)
+	for _, n := range m.unodes {
+		m.ukey = binary.LittleEndian.AppendUint32(m.ukey, uint32(n))
+	}
+	c := m.c
+	c.unions.mu.Lock()
+	defer c.unions.mu.Unlock()
+	u, known := c.unions.m[string(m.ukey)]
+	return u, known
 }
 
 // classifyUnion classifies the sorted nodes together, or returns nil where

@@ -129,3 +129,61 @@ func TestUnionMatchesNodes(t *testing.T) {
 	}
 	assert.Positive(t, mask.Unions(together), "the key rules were classified together")
 }
+
+// TestUnionMaskAllocatesNothing checks that once a key position's union is
+// classified, masks there allocate nothing: its tops stay unclassified (the
+// union holds their classification), so each such mask finds the union
+// again.
+func TestUnionMaskAllocatesNothing(t *testing.T) {
+	if race.Enabled {
+		t.Skip("the race detector allocates")
+	}
+	g, _, err := jsonschema.Compile([]byte(patternKeysSchema), jsonschema.Options{})
+	require.NoError(t, err)
+	voc := vocabtest.Load(t, "llama3")
+	enc, err := voc.Encoder()
+	require.NoError(t, err)
+	was := mask.ClassifyUnions(true)
+	defer mask.ClassifyUnions(was)
+	mask.ResetSharedIndex(voc)
+	c, err := mask.Compile(g, voc, mask.Options{})
+	require.NoError(t, err)
+	bm := mask.NewBitmask(1, voc.Size())
+	m := c.NewMatcher()
+	for i, id := range enc.Encode(patternKeysDocs[0]) {
+		require.NoError(t, m.FillBitmask(bm, 0))
+		if n := testing.AllocsPerRun(5, func() { _ = m.FillBitmask(bm, 0) }); n != 0 {
+			t.Fatalf("token %d: %v allocations per mask", i, n)
+		}
+		require.NoError(t, m.Accept(id))
+	}
+	assert.Positive(t, mask.Unions(c), "the key rules were classified together")
+}
+
+// BenchmarkUnionMask fills the masks of patternKeysDocs[0] once the unions
+// of its key positions are classified: the per-token cost at tops a union
+// holds.
+func BenchmarkUnionMask(b *testing.B) {
+	g, _, err := jsonschema.Compile([]byte(patternKeysSchema), jsonschema.Options{})
+	require.NoError(b, err)
+	voc := vocabtest.Load(b, "llama3")
+	enc, err := voc.Encoder()
+	require.NoError(b, err)
+	c, err := mask.Compile(g, voc, mask.Options{})
+	require.NoError(b, err)
+	ids := enc.Encode(patternKeysDocs[0])
+	bm := mask.NewBitmask(1, voc.Size())
+	run := func() {
+		m := c.NewMatcher()
+		for _, id := range ids {
+			_ = m.FillBitmask(bm, 0)
+			_ = m.Accept(id)
+		}
+	}
+	run()
+	b.ResetTimer()
+	for range b.N {
+		run()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ids)), "ns/mask")
+}
