@@ -115,6 +115,7 @@ func (a *walkDFA) plan(v *vocabIndex, w *wideSet) bool {
 	}
 	w.dirty, w.walked = byteKey{wholeUTF8: w.chars != 0}, byteKey{wholeUTF8: w.chars != 0}
 	w.cost = 0
+	most := 0
 	for b := range 256 {
 		if b < 0x80 && w.ascii.Has(byte(b)) || b >= 0x80 && w.chars.takesHigh(byte(b)) {
 			continue
@@ -123,10 +124,27 @@ func (a *walkDFA) plan(v *vocabIndex, w *wideSet) bool {
 		if ends || !a.refusedBy(w.states, byte(b)) {
 			w.walked.bytes.Add(byte(b))
 			w.cost += v.WithByteInside(byte(b))
+			most = max(most, v.WithByteInside(byte(b)))
 		}
 	}
-	// A sum over bytes counts a token once per byte it has: allow for it.
-	return w.cost*maxWideWalk <= v.Len()*4
+	// The walk takes every token with a walked byte after its first, but
+	// for those whose first byte the start refuses: where one byte alone
+	// brings more than classifyThrough walks, the set is given up before
+	// its list is built (a pass over the vocabulary). A sum over bytes
+	// counts a token once per byte it has: allow for it.
+	return (most-a.refusedFirstTokens(v))*maxWideWalk <= v.Len() && w.cost*maxWideWalk <= v.Len()*4
+}
+
+// refusedFirstTokens is the number of tokens whose first byte the walk's
+// start refuses.
+func (a *walkDFA) refusedFirstTokens(v *vocabIndex) int {
+	n := 0
+	for b := range 256 {
+		if !a.first.Has(byte(b)) {
+			n += v.FirstByteCount(byte(b))
+		}
+	}
+	return n
 }
 
 // wideSet is a set of bytes that keeps a walk alive: the ASCII bytes, and
