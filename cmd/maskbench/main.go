@@ -46,6 +46,11 @@
 //
 //	go run ./cmd/maskbench -fresh -every 16
 //
+// -thread-cpu (Linux) also reads the CPU time of the thread each mask runs
+// on, and adds to the line its percentiles and the masks whose thread was
+// off the CPU for over a millisecond: on a busy machine the slowest masks
+// by the clock may be ones that waited for a core, not ones that worked.
+//
 // With -batch N it decodes the valid instances as an engine's scheduler
 // would, N sequences at a time, compiling each batch's schemas with
 // CompileAsync; sequences join the steps once their grammar is Ready, and
@@ -91,6 +96,7 @@ func main() {
 	prepare := flag.Int64("prepare", 0, "with -fresh, -fresh-per-schema or -batch: the Compiler's classification work before Ready (0: its default, -1: none)")
 	batch := flag.Int("batch", 0, "decode the valid instances in batches of this many sequences, in a fresh process (0: off)")
 	workers := flag.Int("workers", 2, "BatchFiller goroutines for -batch")
+	threadCPU := flag.Bool("thread-cpu", false, "with -fresh or -fresh-per-schema (Linux): also read each mask's thread CPU time, to tell a slow mask from one whose thread was off the CPU")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -165,6 +171,7 @@ func main() {
 		opts.PerSchemaFresh = *freshPerSchema
 		opts.WarmWorkers = *warm
 		opts.PrepareWork = *prepare
+		opts.ThreadCPU = *threadCPU
 		rep, err := maskbench.RunFresh(opts)
 		if err != nil {
 			fail(err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,6 +57,15 @@ func RunFresh(o Options) (*FreshReport, error) {
 		return nil, err
 	}
 	r := &FreshReport{PerSchema: o.PerSchemaFresh}
+	if o.ThreadCPU {
+		if !haveThreadCPU {
+			return nil, errors.New("maskbench: a thread's CPU time is read on Linux only")
+		}
+		// The masks run on this goroutine; its thread's clock is theirs.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		r.threadCPU = true
+	}
 	var c *rein.Compiler
 	newCompiler := func() error {
 		c, err = rein.NewCompiler(o.Vocab, rein.CompilerOptions{Workers: 1, WarmWorkers: o.WarmWorkers, PrepareWork: o.PrepareWork})
@@ -155,13 +165,18 @@ func mib(n int64) string {
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
+// us renders d in microseconds.
+func us(d time.Duration) string { return fmt.Sprintf("%.1f us", float64(d.Nanoseconds())/1e3) }
+
 // ms renders d in milliseconds.
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Nanoseconds())/1e6) }
 
 // Summary is one line: "fresh:" (or "fresh per schema:"), the pass count,
 // compile-to-Ready and Ready-to-first-mask p50, p99 and max, the masks'
 // count and percentiles, masks per second of mask time, peak RSS, the shared
-// index and the grammars' own memory.
+// index and the grammars' own memory; with Options.ThreadCPU, then the
+// percentiles of the masks' thread CPU time and the masks whose thread was
+// off the CPU for over offCPUStall.
 func (r *FreshReport) Summary() string {
 	name := "fresh"
 	if r.PerSchema {
@@ -171,11 +186,18 @@ func (r *FreshReport) Summary() string {
 	if t := r.Masks.Total(); t > 0 {
 		rate = float64(r.Masks.Len()) / t.Seconds()
 	}
-	return fmt.Sprintf("%s: passed %d/%d, compile-to-Ready p50 %s p99 %s max %s, first mask p50 %s p99 %s max %s, "+
+	line := fmt.Sprintf("%s: passed %d/%d, compile-to-Ready p50 %s p99 %s max %s, first mask p50 %s p99 %s max %s, "+
 		"masks %d %s, %.0f masks/s, peak RSS %s, shared index %s, grammars %s",
 		name, r.Passed(), len(r.Schemas),
 		ms(r.Compile.Quantile(0.5)), ms(r.Compile.Quantile(0.99)), ms(r.Compile.Max()),
 		ms(r.FirstMask.Quantile(0.5)), ms(r.FirstMask.Quantile(0.99)), ms(r.FirstMask.Max()),
 		r.Masks.Len(), r.Masks.String(), rate,
 		mib(r.PeakRSS), mib(int64(r.SharedIndexBytes)), mib(int64(r.GrammarBytes)))
+	if r.threadCPU {
+		// The low percentiles are left out: two reads of the clock add a
+		// microsecond or two to each.
+		line += fmt.Sprintf("; thread CPU per mask p99 %s p99.9 %s max %s, off the CPU over %v: %d masks (longest %s)",
+			us(r.MaskCPU.Quantile(0.99)), us(r.MaskCPU.Quantile(0.999)), us(r.MaskCPU.Max()), offCPUStall, r.OffCPU, ms(r.MaxOffCPU))
+	}
+	return line
 }

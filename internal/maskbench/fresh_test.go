@@ -3,6 +3,7 @@ package maskbench_test
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,6 +69,31 @@ func TestRunFresh(t *testing.T) {
 			t.Log(rep.Summary())
 		})
 	}
+}
+
+// TestRunFreshThreadCPU checks that with Options.ThreadCPU every timed mask
+// has its thread's CPU time, which the summary reports; elsewhere than
+// Linux the option is an error.
+func TestRunFreshThreadCPU(t *testing.T) {
+	voc := vocabtest.Load(t, "llama3")
+	o := maskbench.Options{Dir: sampleDir(), Vocab: voc, Every: 7, Limit: 4, ThreadCPU: true}
+	rep, err := maskbench.RunFresh(o)
+	if runtime.GOOS != "linux" {
+		require.Error(t, err)
+		return
+	}
+	require.NoError(t, err)
+	require.Positive(t, rep.Masks.Len())
+	assert.Equal(t, rep.Masks.Len(), rep.MaskCPU.Len())
+	assert.Positive(t, rep.MaskCPU.Max())
+	assert.LessOrEqual(t, rep.OffCPU, rep.Masks.Len())
+	assert.Contains(t, rep.Summary(), "thread CPU per mask p99 ")
+	t.Log(rep.Summary())
+	o.ThreadCPU = false
+	rep, err = maskbench.RunFresh(o)
+	require.NoError(t, err)
+	assert.Zero(t, rep.MaskCPU.Len())
+	assert.NotContains(t, rep.Summary(), "thread CPU")
 }
 
 // TestRunFreshBatch decodes, in batches smaller than the sequences so that

@@ -62,6 +62,12 @@ type Options struct {
 	// AppendOnly runs RunJumpForward with jumpforward.Options.AppendOnly:
 	// no step replaces a token the sequence has.
 	AppendOnly bool
+	// ThreadCPU makes the fresh runners also read, around each mask, the
+	// CPU time of the thread that runs it (Linux only; the runner's
+	// goroutine is locked to its thread), so that a slow mask can be told
+	// from one whose thread was off the CPU: FreshReport.MaskCPU and
+	// OffCPU.
+	ThreadCPU bool
 	// Lexemes makes RunJumpForward's model write each JSON lexeme (a
 	// string, a number, a literal, a punctuation byte, a run of whitespace)
 	// in tokens of its own, the Encoder's encoding of the lexeme, instead
@@ -95,6 +101,14 @@ type Report struct {
 	Ends       int            // instances fed to their end, each end's mask taken
 	Wall       time.Duration
 
+	// With Options.ThreadCPU: each mask's thread CPU time, and the masks
+	// whose thread was off the CPU for more than offCPUStall of their
+	// time, with the longest such wait.
+	MaskCPU   latency.Sample
+	OffCPU    int
+	MaxOffCPU time.Duration
+
+	threadCPU bool          // read the thread's CPU time around each mask
 	wantFirst bool          // the next timed mask is a schema's first
 	firstEnd  time.Time     // when that mask ended
 	maxMask   time.Duration // the slowest mask of the schema being run
@@ -346,13 +360,29 @@ func (r *Report) InvalidAccepted() int {
 	return n
 }
 
+// offCPUStall is how long a mask's thread must have been off the CPU for
+// Report.OffCPU to count it.
+const offCPUStall = time.Millisecond
+
 // timeMask fills m's mask into row 0 of bm, timing it.
 func (r *Report) timeMask(m *mask.Matcher, bm *mask.Bitmask) error {
 	n := m.Compiled().IndexStats().Classified
+	var cpu time.Duration
+	if r.threadCPU {
+		cpu = threadCPU()
+	}
 	t := time.Now()
 	err := m.FillBitmask(bm, 0)
 	end := time.Now()
 	d := end.Sub(t)
+	if r.threadCPU {
+		cpu = threadCPU() - cpu
+		r.MaskCPU.Add(cpu)
+		if off := d - cpu; off > offCPUStall {
+			r.OffCPU++
+			r.MaxOffCPU = max(r.MaxOffCPU, off)
+		}
+	}
 	r.Masks.Add(d)
 	r.maxMask = max(r.maxMask, d)
 	if r.wantFirst {
