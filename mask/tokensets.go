@@ -27,6 +27,7 @@ type tokenSets struct {
 	clean map[byteKey]*tokenSet
 	short map[int]*tokenSet
 	long  map[int]*tokenSet
+	band  map[[2]int]*tokenSet
 	start map[byteset.Set]*tokenSet
 	bytes int
 }
@@ -115,6 +116,20 @@ func (l *tokenSets) longer(v *vocabIndex, n int) ([]int32, bool) {
 	return x.pos, true
 }
 
+// between returns the sorted positions of the trie's tokens of more than lo
+// and at most hi characters.
+func (l *tokenSets) between(v *vocabIndex, lo, hi int) ([]int32, bool) {
+	x, ok := getSet(l, &l.band, [2]int{lo, hi}, func(x *tokenSet) {
+		for p := range v.BetweenChars(lo, hi) {
+			x.pos = append(x.pos, int32(p))
+		}
+	})
+	if !ok {
+		return nil, false
+	}
+	return x.pos, true
+}
+
 // getSet returns the set of m under k, building it with build on first use.
 func getSet[K comparable](l *tokenSets, m *map[K]*tokenSet, k K, build func(*tokenSet)) (*tokenSet, bool) {
 	l.mu.Lock()
@@ -151,5 +166,5 @@ func (l *tokenSets) sizeBytes() int {
 func (l *tokenSets) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lists, l.clean, l.short, l.long, l.start, l.bytes = nil, nil, nil, nil, nil, 0
+	l.lists, l.clean, l.short, l.long, l.band, l.start, l.bytes = nil, nil, nil, nil, nil, nil, 0
 }

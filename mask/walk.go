@@ -41,6 +41,10 @@ type walkDFA struct {
 	closure     []int32    // scratch for safe
 	set2        []int32    // scratch for safe
 	chainStates []int32    // chainSet's chain
+	layer       []int32    // layerSet's current layer, sorted
+	nextLayer   []int32    // and the next one
+	dieLayer    []int32    // layersDie's next layer
+	layerBudget int        // the configurations layerSet and layersDie may reach
 	merged      []int32    // scratch for merge
 	walkList    []int32    // scratch for classifyThrough
 	ends        []charEnds // per state, once asked for (see utf8Ends)

@@ -92,7 +92,12 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, 
 			closed.chars = allChars
 		}
 		if a.plan(v, &closed) && closed.cost < cost {
-			best = &closed
+			best, cost = &closed, closed.cost
+		}
+	}
+	if cost*maxWideWalk*4 > v.Len() { // not clearly good: the layers may do better
+		if layered, ok := a.layerSet(a.start); ok && a.plan(v, &layered) && layered.cost < cost {
+			best = &layered
 		}
 	}
 	if best == nil {
@@ -132,8 +137,23 @@ func (a *walkDFA) plan(v *vocabIndex, w *wideSet) bool {
 	// brings more than classifyThrough walks, the set is given up before
 	// its list is built (a pass over the vocabulary). A sum over bytes
 	// counts a token once per byte it has: allow for it.
-	return (most-a.refusedFirstTokens(v))*maxWideWalk <= v.Len() && w.cost*maxWideWalk <= v.Len()*4
+	long := 0
+	if w.walkLong {
+		// The tokens longer than the set holds for, walked whatever bytes
+		// they have.
+		to := w.longTo
+		if to <= 0 {
+			to = maxCountedChars
+		}
+		long = v.CountChars(w.limit, to)
+		w.cost += long
+	}
+	return (most-a.refusedFirstTokens(v))*maxWideWalk <= v.Len() && long*maxWideWalk <= v.Len() && w.cost*maxWideWalk <= v.Len()*4
 }
+
+// maxCountedChars is the most characters toktrie.Trie.CountChars counts
+// up to.
+const maxCountedChars = 254
 
 // refusedFirstTokens is the number of tokens whose first byte the walk's
 // start refuses.
@@ -157,6 +177,7 @@ type wideSet struct {
 	states   []int32
 	limit    int
 	walkLong bool
+	longTo   int // with walkLong, where more than 0: the longer tokens walked are those of at most longTo characters; the others die, refused
 
 	dirty, walked byteKey // plan's: the bytes not in the set, those of them walked
 	cost          int     // plan's estimate of the tokens walked
@@ -196,7 +217,13 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeI
 		return nil, false
 	}
 	if w.walkLong {
-		long, ok := sets.longer(v, w.limit)
+		var long []int32
+		var ok bool
+		if w.longTo > 0 {
+			long, ok = sets.between(v, w.limit, w.longTo)
+		} else {
+			long, ok = sets.longer(v, w.limit)
+		}
 		if !ok {
 			return nil, false
 		}
@@ -282,6 +309,194 @@ func (a *walkDFA) takesFirst(first *byteset.Set, w *wideSet) bool {
 		}
 	}
 	return true
+}
+
+// maxLayer bounds the states of one of layerSet's layers, and
+// maxLayerStates the configurations it may add to the walk (those in the
+// middle of a multi-byte character too): where the positions split into
+// more, the trie walk does better.
+const (
+	maxLayer       = 8
+	maxLayerStates = 256
+)
+
+// layerSet follows from state s the layers of states that the same bytes
+// lead to: layer 0 is s, layer k+1 the states that the set's bytes and
+// characters lead layer k's to. It is chainSet where a position has
+// several successors alike: a string of exactly 12 characters with a hex
+// digit somewhere (minLength, maxLength and an unanchored pattern) leads
+// each character to the next position, with or without a digit seen, and
+// its chain of single states ends at the first digit. The set is the bytes
+// s takes, but those that lead to a state taking fewer than half of them
+// (a string's backslash, into its escape), and every multi-byte character
+// where each state of layer 0 takes them all; it holds for as many
+// characters as its layers take all of it (to chainCap; any number where a
+// layer leads back to itself; to where a layer would have more than
+// maxLayer states or the walk more than maxLayerStates new configurations).
+// Longer tokens are walked, up to where they all die (layersDie). It
+// reports false where no byte is left, where layer 0 does not take the
+// set, or where the walk met more configurations than it keeps.
+func (a *walkDFA) layerSet(s int32) (wideSet, bool) {
+	var take byteset.ASCII
+	for b := range 128 {
+		if t := a.next(s, byte(b)); t >= 0 {
+			take.Add(byte(b))
+		} else if t == stateFull {
+			return wideSet{}, false
+		}
+	}
+	ascii := take
+	half := (bits.OnesCount64(take[0]) + bits.OnesCount64(take[1]) + 1) / 2
+	var succ, poor []int32 // successors met, and those taking fewer than half
+	for b := range 128 {
+		if !take.Has(byte(b)) {
+			continue
+		}
+		t := a.next(s, byte(b))
+		if !containsState(succ, t) {
+			succ = append(succ, t)
+			kept := 0
+			for c := range 128 {
+				if take.Has(byte(c)) && a.next(t, byte(c)) >= 0 {
+					kept++
+				}
+			}
+			if kept < half {
+				poor = append(poor, t)
+			}
+		}
+		if containsState(poor, t) {
+			ascii.Remove(byte(b))
+		}
+	}
+	if ascii == (byteset.ASCII{}) {
+		return wideSet{}, false
+	}
+	w := wideSet{ascii: ascii, chars: allChars, limit: -1, walkLong: true}
+	a.layerBudget = a.numStates() + maxLayerStates
+	layer := append(a.layer[:0], s)
+	w.states = append(w.states, s)
+	for depth := 0; ; depth++ {
+		if depth == chainCap {
+			w.limit = depth
+			break
+		}
+		// Layer depth+1, where layer depth takes every byte and character
+		// of the set; else the set holds for depth characters.
+		next := a.nextLayer[:0]
+		good := true
+		for _, x := range layer {
+			for b := range 128 {
+				if !ascii.Has(byte(b)) {
+					continue
+				}
+				t := a.next(x, byte(b))
+				if t == stateFull {
+					return wideSet{}, false
+				}
+				if t < 0 {
+					good = false
+					break
+				}
+				if !containsState(next, t) {
+					next = append(next, t)
+				}
+			}
+			if good && w.chars != 0 {
+				var ok bool
+				if next, ok = a.utf8Ends(x, next); !ok {
+					if depth > 0 {
+						good = false
+					} else {
+						w.chars = 0 // layer 0 refuses some character: none is in the set
+					}
+				}
+			}
+			if !good || a.numStates() > a.layerBudget {
+				good = false
+				break
+			}
+		}
+		a.nextLayer = next
+		if !good || len(next) > maxLayer {
+			if depth == 0 {
+				return wideSet{}, false
+			}
+			w.limit = depth
+			w.longTo = a.layersDie(&w, layer, depth)
+			break
+		}
+		slices.Sort(next)
+		if slices.Equal(next, layer) {
+			w.walkLong = false // the same layer for ever: any number of characters
+			break
+		}
+		for _, t := range next {
+			if !containsState(w.states, t) {
+				w.states = append(w.states, t)
+			}
+		}
+		layer, a.nextLayer = append(a.layer[:0], next...), next
+		a.layer = layer
+	}
+	return w, true
+}
+
+// layersDie follows on from layer, reached by depth characters of w's set
+// where it stops holding, the states that its bytes and characters lead
+// to, and returns how many characters it takes until none is left: every
+// token of w's bytes and characters longer than that dies. It adds the
+// states to w's (a byte outside the set may be taken there: a string's
+// closing quote after its last position). It returns 0 where that is not
+// within chainCap characters, where a state may end the rule (a longer
+// token might leave it), where a state refuses some character but not all
+// of them, where a layer has more than maxLayer states, or where the walk
+// met more configurations than it keeps.
+func (a *walkDFA) layersDie(w *wideSet, layer []int32, depth int) int {
+	for ; depth < chainCap; depth++ {
+		next := a.dieLayer[:0]
+		for _, x := range layer {
+			if a.canEnd[x] {
+				return 0
+			}
+			for b := range 128 {
+				if !w.ascii.Has(byte(b)) {
+					continue
+				}
+				t := a.next(x, byte(b))
+				if t == stateFull {
+					return 0
+				}
+				if t >= 0 && !containsState(next, t) {
+					next = append(next, t)
+				}
+			}
+			if w.chars != 0 {
+				var ok bool
+				if next, ok = a.utf8Ends(x, next); !ok && !a.refusesLeads(x) {
+					return 0
+				}
+			}
+			if a.numStates() > a.layerBudget {
+				return 0
+			}
+		}
+		a.dieLayer = next
+		if len(next) == 0 {
+			return depth
+		}
+		if len(next) > maxLayer {
+			return 0
+		}
+		for _, t := range next {
+			if !containsState(w.states, t) {
+				w.states = append(w.states, t)
+			}
+		}
+		layer = append(a.layer[:0], next...)
+		a.layer = layer
+	}
+	return 0
 }
 
 // chainCap is the most characters classifyWide follows a chain for.

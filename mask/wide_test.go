@@ -41,6 +41,9 @@ func wideGrammars(t *testing.T) map[string]*grammar.Grammar {
 		`{"type":"string","pattern":"^.{2,30}$"}`,
 		// Unanchored: a closure of 164 states, every one alive.
 		`{"type":"string","pattern":"[a-zA-Z0-9_-]{162}"}`,
+		// Counted and unanchored: each position leads on with a digit seen
+		// or not (layerSet); a phone number's count of some characters.
+		`{"type":"object","properties":{"clientId":{"type":"string","minLength":12,"maxLength":12,"pattern":"[0-9a-fA-F]+"},"phone":{"type":"string","pattern":"^$|^\\+?([\\d\\s()-]){9,20}$"}}}`,
 	} {
 		g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		require.NoError(t, err, schema)
@@ -127,6 +130,32 @@ func TestClassifyLongUnanchoredCount(t *testing.T) {
 			assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, fmt.Sprintf("after %d characters", k))
 		}
 		n = p.Next(n, 'a')
+	}
+}
+
+// TestClassifyCountedUnanchored checks the positions of a string of
+// exactly 12 characters with a hex digit somewhere against the reference.
+// Each position leads every character to the next one, with or without a
+// digit seen, so the first is classified from rows (layerSet): only the
+// tokens of 12 characters, and those with a backslash, are walked, not
+// the trie (about 148,000 steps).
+func TestClassifyCountedUnanchored(t *testing.T) {
+	voc := indexVocab(vocabtest.Load(t, "llama3"))
+	stride := WordsPerRow(voc.size)
+	g, _, err := jsonschema.Compile([]byte(`{"type":"string","minLength":12,"maxLength":12,"pattern":"[0-9a-fA-F]+"}`), jsonschema.Options{})
+	require.NoError(t, err)
+	p, err := pda.Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	st := pda.NewState(p)
+	n := p.Next(p.Rules[0].Start, '"')
+	for k := range 12 {
+		require.GreaterOrEqual(t, n, int32(0), "after %d characters", k)
+		x, work := classify(p, voc, n, st, stride)
+		if k == 0 {
+			assert.Less(t, work, 30_000)
+		}
+		assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, fmt.Sprintf("after %d characters", k))
+		n = p.Next(n, 'z')
 	}
 }
 

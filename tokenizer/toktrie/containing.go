@@ -27,6 +27,7 @@ type summaries struct {
 	s      atomic.Pointer[[]tokenBytes]
 	counts [256]int32 // tokens with each byte
 	inside [256]int32 // tokens with each byte after their first
+	chars  [256]int32 // tokens of each length in characters (the last: that or more)
 }
 
 // sizeBytes is the memory the summaries hold once built.
@@ -65,6 +66,7 @@ func (t *Trie) summaries() []tokenBytes {
 			if x.valid && x.nonASCII {
 				x.chars = uint16(min(utf8.RuneCount(tok), math.MaxUint16))
 			}
+			t.sums.chars[min(int(x.chars), len(t.sums.chars)-1)]++
 		}
 		t.sums.s.Store(&s)
 	})
@@ -146,6 +148,29 @@ func (t *Trie) WithByte(b byte) int {
 func (t *Trie) WithByteInside(b byte) int {
 	t.summaries()
 	return int(t.sums.inside[b])
+}
+
+// CountChars is the number of tokens of more than lo and at most hi
+// characters (counted as AtMostChars counts them), for 0 <= lo < hi <= 254.
+func (t *Trie) CountChars(lo, hi int) int {
+	t.summaries()
+	n := 0
+	for _, c := range t.sums.chars[lo+1 : hi+1] {
+		n += int(c)
+	}
+	return n
+}
+
+// BetweenChars yields, in increasing order, the sorted positions of the
+// tokens of more than lo and at most hi characters.
+func (t *Trie) BetweenChars(lo, hi int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i, x := range t.summaries() {
+			if c := int(x.chars); c > lo && c <= hi && !yield(i) {
+				return
+			}
+		}
+	}
 }
 
 // AtMostChars yields, in increasing order, the sorted positions of the

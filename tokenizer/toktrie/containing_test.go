@@ -12,7 +12,7 @@ import (
 )
 
 // TestContaining checks Containing, WithByte, WithByteInside and
-// AtMostChars/MoreChars against plain loops over every token's bytes, on
+// AtMostChars/MoreChars/BetweenChars/CountChars against plain loops over every token's bytes, on
 // GPT-2 and on Qwen3 (multi-byte characters, and tokens that split them).
 func TestContaining(t *testing.T) {
 	sets := map[string]func(b byte) bool{
@@ -74,6 +74,21 @@ func TestContaining(t *testing.T) {
 				}
 				assert.Equal(t, short, slices.Collect(tr.AtMostChars(n)), "at most %d", n)
 				assert.Equal(t, long, slices.Collect(tr.MoreChars(n)), "more than %d", n)
+			}
+			for _, band := range [][2]int{{0, 1}, {3, 8}, {11, 12}, {16, 254}} {
+				var in []int
+				for i := range tr.Len() {
+					tok := tr.Token(i)
+					chars := len(tok)
+					if utf8.Valid(tok) {
+						chars = utf8.RuneCount(tok)
+					}
+					if chars > band[0] && chars <= band[1] {
+						in = append(in, i)
+					}
+				}
+				assert.Equal(t, in, slices.Collect(tr.BetweenChars(band[0], band[1])), "chars in %v", band)
+				assert.Equal(t, len(in), tr.CountChars(band[0], band[1]), "chars in %v", band)
 			}
 		})
 	}
