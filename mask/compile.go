@@ -224,8 +224,9 @@ func (c *Compiled) classifyNode(n int32, warm, walk bool) *nodeIndex {
 	// of the same vocabulary, share one classification: most JSON Schemas
 	// have the same string and number rules. A narrow node mostly costs
 	// about as much to classify as to describe, and is shared only in a
-	// rule of a few nodes (maxNarrowRule). A node without bytes is only
-	// classified as the reference of others (derive.go): a loop, wide.
+	// rule of a few nodes (maxNarrowRule) and a shape of a few hundred
+	// (maxNarrowShape). A node without bytes is only classified as the
+	// reference of others (derive.go): a loop, wide.
 	var shape []byte
 	shareable := false
 	wide := !c.prog.HasBytes(n) || isWide(c.prog, c.voc, n)
@@ -233,7 +234,11 @@ func (c *Compiled) classifyNode(n int32, warm, walk bool) *nodeIndex {
 		buf, ok := c.takeMissedShape(n)
 		if buf == nil {
 			buf = takeShapeBuf()
-			_, ok = buf.describe(c, n)
+			if wide {
+				_, ok = buf.describe(c, n)
+			} else {
+				_, ok = buf.describeWithin(c, n, maxNarrowShape)
+			}
 		}
 		defer putShapeBuf(buf)
 		shape, shareable = buf.b, ok

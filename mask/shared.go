@@ -22,6 +22,13 @@ const maxSharedShape = 2048
 // instead of each.
 const maxNarrowRule = 16
 
+// maxNarrowShape bounds the shapes of narrow nodes that are shared. A rule
+// of a few nodes may still reach many within the longest token's bytes: a
+// property's name, in an object of a recursive schema
+// (Github_easy---o78062), reaches its value's rules, over 1,000 nodes, 30
+// µs to describe, where classifying the name costs a few µs.
+const maxNarrowShape = 256
+
 // DefaultSharedIndexBudget is the memory, in bytes, that the node
 // classifications shared between the grammars of one vocabulary may take
 // unless SetSharedIndexBudget says otherwise.
@@ -162,14 +169,20 @@ func putShapeBuf(s *shapeBuf) { shapeBufs.Put(s) }
 // many nodes, the rule's other nodes are taken as too large without a walk
 // (Compiled.unshaped).
 func (s *shapeBuf) describe(c *Compiled, n int32) ([]byte, bool) {
+	return s.describeWithin(c, n, maxSharedShape)
+}
+
+// describeWithin is describe for a shape of at most maxNodes nodes; only a
+// shape over maxSharedShape marks its rule.
+func (s *shapeBuf) describeWithin(c *Compiled, n int32, maxNodes int) ([]byte, bool) {
 	rule := c.prog.RuleOf(n)
 	if c.unshaped[rule].Load() {
 		s.b = s.b[:0]
 		return s.b, false
 	}
 	var ok bool
-	s.b, ok = c.prog.Shape(s.b[:0], n, c.voc.maxLen, maxSharedShape)
-	if !ok {
+	s.b, ok = c.prog.Shape(s.b[:0], n, c.voc.maxLen, maxNodes)
+	if !ok && maxNodes >= maxSharedShape {
 		c.unshaped[rule].Store(true)
 	}
 	return s.b, ok

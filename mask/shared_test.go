@@ -97,3 +97,43 @@ func TestSharedClassification(t *testing.T) {
 		})
 	}
 }
+
+// TestNarrowShapeBound checks that a narrow node whose rule has a few nodes
+// but whose shape reaches hundreds (a property's name, from which its
+// value's 40 keys are within the longest token's bytes) is classified for
+// its grammar alone, without describing the whole shape
+// (maxNarrowShape), and that its classification is the reference's.
+func TestNarrowShapeBound(t *testing.T) {
+	props := ""
+	for i := range 40 {
+		props += fmt.Sprintf(`,"field%02d":{"type":"string"}`, i)
+	}
+	schema := `{"type":"object","properties":{"name":{"type":"object","properties":{` + props[1:] + `},"additionalProperties":false}},"additionalProperties":false}`
+	g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
+	require.NoError(t, err)
+	voc := vocabtest.Load(t, "llama3")
+	c, err := Compile(g, voc, Options{})
+	require.NoError(t, err)
+	p := c.prog
+	n := int32(-1)
+	for at := int32(0); at < int32(p.NumNodes()); at++ {
+		// The position after the name's first letter.
+		if r := p.Rules[p.RuleOf(at)]; p.HasBytes(at) && r.NumNodes <= maxNarrowRule && p.Next(at, 'a') >= 0 && p.Next(p.Next(at, 'a'), 'm') >= 0 {
+			n = p.Next(at, 'a')
+			break
+		}
+	}
+	require.GreaterOrEqual(t, n, int32(0), "the name's rule")
+	require.False(t, isWide(p, c.voc, n))
+	buf := takeShapeBuf()
+	defer putShapeBuf(buf)
+	_, ok := buf.describe(c, n)
+	require.True(t, ok, "the whole shape is within maxSharedShape")
+	_, ok = buf.describeWithin(c, n, maxNarrowShape)
+	require.False(t, ok, "but not within maxNarrowShape")
+
+	before := SharedIndexBytes(voc)
+	x := c.indexNode(n, false)
+	assert.Equal(t, before, SharedIndexBytes(voc), "not shared")
+	assertSameIndex(t, c.voc, classifyStack(p, c.voc, n, pda.NewState(p), c.stride), x, "the name's second letter")
+}
