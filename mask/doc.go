@@ -14,7 +14,9 @@
 // so it is made cheap: a wide node (one whose first bytes start most of the
 // vocabulary, as a string's inside does) is classified from rows of the
 // vocabulary's tokens without some bytes, walking only the tokens that may
-// leave its rule; a narrow one walks the trie below the first bytes it
+// leave its rule (the bytes are those that keep the walk alive along a
+// chain of positions, in a closure, or through layers of positions with
+// several states alike: wide.go); a narrow one walks the trie below the first bytes it
 // takes; the classifications of wide nodes are shared by the grammars of a
 // vocabulary (SetSharedIndexBudget). A wide node that most bytes lead into
 // a loop is derived from the loop's classification, walking only the
