@@ -8,11 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
 	"github.com/reinlm/rein/internal/masktest"
 	"github.com/reinlm/rein/internal/race"
 	"github.com/reinlm/rein/internal/vocabtest"
 	"github.com/reinlm/rein/mask"
+	"github.com/reinlm/rein/tokenizer"
 )
 
 // patternKeysSchema has an object whose unanchored patternProperties split
@@ -32,6 +34,22 @@ const patternKeysSchema = `{"type":"object","properties":{
 var patternKeysDocs = []string{
 	`{"id": 7, "devices": {"netdir_work": {"path": "/scratch"}, "netdrv_eth": 3, "net_eth0": 1.5, "other key": [1, "a"], "xnetdrv_abc": 4}}`,
 	`{"devices": {"my net_lan22 link": 2, "netdir_projectsX": {"path": ""}, "": null}}`,
+}
+
+// patternKeysLlama3 compiles patternKeysSchema and loads Llama-3 and its
+// encoder, with unions on until the test ends and the shared index empty
+// (else the key rules' own classifications may be there).
+func patternKeysLlama3(t testing.TB) (*grammar.Grammar, *tokenizer.Vocab, *tokenizer.Encoder) {
+	t.Helper()
+	g, _, err := jsonschema.Compile([]byte(patternKeysSchema), jsonschema.Options{})
+	require.NoError(t, err)
+	voc := vocabtest.Load(t, "llama3")
+	enc, err := voc.Encoder()
+	require.NoError(t, err)
+	was := mask.ClassifyUnions(true)
+	t.Cleanup(func() { mask.ClassifyUnions(was) })
+	mask.ResetSharedIndex(voc)
+	return g, voc, enc
 }
 
 // TestUnionMatchesReference checks FillBitmask, with the tops of several
@@ -100,14 +118,7 @@ func TestUnionMatchesReference(t *testing.T) {
 // classified together as one by one (the path the reference tests check
 // everywhere), on two grammars decoding in lockstep.
 func TestUnionMatchesNodes(t *testing.T) {
-	g, _, err := jsonschema.Compile([]byte(patternKeysSchema), jsonschema.Options{})
-	require.NoError(t, err)
-	voc := vocabtest.Load(t, "llama3")
-	enc, err := voc.Encoder()
-	require.NoError(t, err)
-	was := mask.ClassifyUnions(true)
-	defer mask.ClassifyUnions(was)
-	mask.ResetSharedIndex(voc) // else the key rules' own classifications may be there
+	g, voc, enc := patternKeysLlama3(t)
 	together, err := mask.Compile(g, voc, mask.Options{})
 	require.NoError(t, err)
 	alone, err := mask.Compile(g, voc, mask.Options{})
@@ -138,14 +149,7 @@ func TestUnionMaskAllocatesNothing(t *testing.T) {
 	if race.Enabled {
 		t.Skip("the race detector allocates")
 	}
-	g, _, err := jsonschema.Compile([]byte(patternKeysSchema), jsonschema.Options{})
-	require.NoError(t, err)
-	voc := vocabtest.Load(t, "llama3")
-	enc, err := voc.Encoder()
-	require.NoError(t, err)
-	was := mask.ClassifyUnions(true)
-	defer mask.ClassifyUnions(was)
-	mask.ResetSharedIndex(voc)
+	g, voc, enc := patternKeysLlama3(t)
 	c, err := mask.Compile(g, voc, mask.Options{})
 	require.NoError(t, err)
 	bm := mask.NewBitmask(1, voc.Size())

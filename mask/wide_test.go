@@ -108,20 +108,27 @@ func TestClassifyWide(t *testing.T) {
 	}
 }
 
+// stringInside compiles schema, a string's, and returns Llama-3's index,
+// the program and the node after the string's opening quote.
+func stringInside(t *testing.T, schema string) (*vocabIndex, *pda.Program, int32) {
+	t.Helper()
+	voc := indexVocab(vocabtest.Load(t, "llama3"))
+	g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
+	require.NoError(t, err)
+	p, err := pda.Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	return voc, p, p.Next(p.Rules[0].Start, '"')
+}
+
 // TestClassifyLongUnanchoredCount checks that the positions inside an
 // unanchored count of 162 characters (any string that has 162 word
 // characters in a row) are classified from rows: their closure, counts 0
 // to 162, takes every byte inside a string, so only the tokens with a
 // quote or a backslash are walked, not the trie (about 120,000 steps).
 func TestClassifyLongUnanchoredCount(t *testing.T) {
-	voc := indexVocab(vocabtest.Load(t, "llama3"))
+	voc, p, n := stringInside(t, `{"type":"string","pattern":"[a-zA-Z0-9_-]{162}"}`)
 	stride := WordsPerRow(voc.size)
-	g, _, err := jsonschema.Compile([]byte(`{"type":"string","pattern":"[a-zA-Z0-9_-]{162}"}`), jsonschema.Options{})
-	require.NoError(t, err)
-	p, err := pda.Compile(g, grammar.Limits{})
-	require.NoError(t, err)
 	st := pda.NewState(p)
-	n := p.Next(p.Rules[0].Start, '"')
 	for k := range 170 {
 		require.GreaterOrEqual(t, n, int32(0), "after %d characters", k)
 		if k%40 == 1 {
@@ -140,14 +147,9 @@ func TestClassifyLongUnanchoredCount(t *testing.T) {
 // tokens of 12 characters, and those with a backslash, are walked, not
 // the trie (about 148,000 steps).
 func TestClassifyCountedUnanchored(t *testing.T) {
-	voc := indexVocab(vocabtest.Load(t, "llama3"))
+	voc, p, n := stringInside(t, `{"type":"string","minLength":12,"maxLength":12,"pattern":"[0-9a-fA-F]+"}`)
 	stride := WordsPerRow(voc.size)
-	g, _, err := jsonschema.Compile([]byte(`{"type":"string","minLength":12,"maxLength":12,"pattern":"[0-9a-fA-F]+"}`), jsonschema.Options{})
-	require.NoError(t, err)
-	p, err := pda.Compile(g, grammar.Limits{})
-	require.NoError(t, err)
 	st := pda.NewState(p)
-	n := p.Next(p.Rules[0].Start, '"')
 	for k := range 12 {
 		require.GreaterOrEqual(t, n, int32(0), "after %d characters", k)
 		x, work := classify(p, voc, n, st, stride)
@@ -164,14 +166,9 @@ func TestClassifyCountedUnanchored(t *testing.T) {
 // that one's steps to it. (The second walk knows the first one's states
 // and loops, so it may take fewer steps, never more.)
 func TestClassifyWorkOwn(t *testing.T) {
-	voc := indexVocab(vocabtest.Load(t, "llama3"))
+	voc, p, n := stringInside(t, `{"type":"string","pattern":"^[0-9]{3}-[0-9]{4}$"}`)
 	stride := WordsPerRow(voc.size)
-	g, _, err := jsonschema.Compile([]byte(`{"type":"string","pattern":"^[0-9]{3}-[0-9]{4}$"}`), jsonschema.Options{})
-	require.NoError(t, err)
-	p, err := pda.Compile(g, grammar.Limits{})
-	require.NoError(t, err)
 	st := pda.NewState(p)
-	n := p.Next(p.Rules[0].Start, '"')
 	require.False(t, isWide(p, voc, n), "a node the trie walk classifies")
 	_, first := classify(p, voc, n, st, stride)
 	_, again := classify(p, voc, n, st, stride)
