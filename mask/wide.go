@@ -448,11 +448,16 @@ func (a *walkDFA) layerSet(s int32) (wideSet, bool) {
 // token of w's bytes and characters longer than that dies. It adds the
 // states to w's (a byte outside the set may be taken there: a string's
 // closing quote after its last position). It returns 0 where that is not
-// within chainCap characters, where a state may end the rule (a longer
-// token might leave it), where a state refuses some character but not all
+// within chainCap characters, where a state of w's or of the layers may
+// end the rule (a longer token might leave it), where a state refuses some character but not all
 // of them, where a layer has more than maxLayer states, or where the walk
 // met more configurations than it keeps.
 func (a *walkDFA) layersDie(w *wideSet, layer []int32, depth int) int {
+	for _, s := range w.states {
+		if a.canEnd[s] {
+			return 0 // a longer token may leave the rule on the way
+		}
+	}
 	for ; depth < chainCap; depth++ {
 		next := a.dieLayer[:0]
 		for _, x := range layer {

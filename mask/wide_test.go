@@ -207,3 +207,55 @@ func TestPlanCommonByte(t *testing.T) {
 		assert.Equal(t, tc.ok, a.plan(voc, &w), "without %q: %d tokens have it after their first byte", tc.drop, voc.WithByteInside(tc.drop))
 	}
 }
+
+// TestLayerSetMatchesReference classifies every wide node of wideGrammars,
+// and of rules that may end along a count, through layerSet's set wherever
+// it has one (whether or not classifyWide would choose it), and checks the
+// classification against the reference on Llama-3. A token longer than the
+// layers that leaves a rule on the way (two characters, or four and a
+// "!", then the caller's) must be walked, not refused.
+func TestLayerSetMatchesReference(t *testing.T) {
+	grammars := wideGrammars(t)
+	for _, src := range []string{
+		`root ::= id [a-z]* "!"
+id ::= [a-z0-9]{1,8}`,
+		`root ::= hex "-" [a-z]+
+hex ::= [0-9a-f]{4} | [0-9a-z]{2,6}`,
+		`root ::= x [^!]* "!"
+x ::= [^!]{2} | [^!]{4} "!"`,
+	} {
+		g, err := grammar.ParseGBNF(src, "root", grammar.Limits{})
+		require.NoError(t, err, src)
+		grammars[src] = g
+	}
+	voc := indexVocab(vocabtest.Load(t, "llama3"))
+	stride := WordsPerRow(voc.size)
+	taken := 0
+	for gname, g := range grammars {
+		p, err := pda.Compile(g, grammar.Limits{})
+		require.NoError(t, err, gname)
+		st := pda.NewState(p)
+		for n := int32(0); n < int32(p.NumNodes()); n++ {
+			if !p.HasBytes(n) || !isWide(p, voc, n) {
+				continue
+			}
+			a := walkPool.Get().(*walkDFA)
+			a.reset(p, n)
+			w, ok := a.layerSet(a.start)
+			var x *nodeIndex
+			if ok && a.plan(voc, &w) {
+				x, ok = a.classifyThrough(voc, &w, stride)
+			} else {
+				ok = false
+			}
+			walkPool.Put(a)
+			if !ok {
+				continue
+			}
+			taken++
+			assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, fmt.Sprintf("%s node %d", gname, n))
+		}
+	}
+	t.Logf("%d wide nodes classified through layers", taken)
+	assert.Positive(t, taken)
+}
