@@ -66,6 +66,36 @@ item ::= "'" [^'\\]* "'" | [0-9]+`,
 	return grammars
 }
 
+// eachWideNode runs classify at every wide node of every grammar, a walk
+// reset to the node, and checks each classification it gives against the
+// reference. It returns how many wide nodes there were and how many
+// classify took.
+func eachWideNode(t *testing.T, grammars map[string]*grammar.Grammar, voc *vocabIndex, classify func(a *walkDFA, n int32, stride int) (*nodeIndex, bool)) (wide, taken int) {
+	t.Helper()
+	stride := WordsPerRow(voc.size)
+	for gname, g := range grammars {
+		p, err := pda.Compile(g, grammar.Limits{})
+		require.NoError(t, err, gname)
+		st := pda.NewState(p)
+		for n := int32(0); n < int32(p.NumNodes()); n++ {
+			if !p.HasBytes(n) || !isWide(p, voc, n) {
+				continue
+			}
+			wide++
+			a := walkPool.Get().(*walkDFA)
+			a.reset(p, n)
+			x, ok := classify(a, n, stride)
+			walkPool.Put(a)
+			if !ok {
+				continue
+			}
+			taken++
+			assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, fmt.Sprintf("%s node %d", gname, n))
+		}
+	}
+	return wide, taken
+}
+
 // TestClassifyWide checks the classification of wide nodes from the
 // vocabulary's rows (classifyWide) against the reference, every token run
 // through the pushdown state, at every wide node of grammars of every
@@ -80,28 +110,9 @@ func TestClassifyWide(t *testing.T) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			voc := indexVocab(vocabtest.Load(t, name))
-			stride := WordsPerRow(voc.size)
-			wide, taken := 0, 0
-			for gname, g := range grammars {
-				p, err := pda.Compile(g, grammar.Limits{})
-				require.NoError(t, err, gname)
-				st := pda.NewState(p)
-				for n := int32(0); n < int32(p.NumNodes()); n++ {
-					if !p.HasBytes(n) || !isWide(p, voc, n) {
-						continue
-					}
-					wide++
-					a := walkPool.Get().(*walkDFA)
-					a.reset(p, n)
-					x, ok := a.classifyWide(voc, n, stride)
-					walkPool.Put(a)
-					if !ok {
-						continue
-					}
-					taken++
-					assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, fmt.Sprintf("%s node %d", gname, n))
-				}
-			}
+			wide, taken := eachWideNode(t, grammars, voc, func(a *walkDFA, n int32, stride int) (*nodeIndex, bool) {
+				return a.classifyWide(voc, n, stride)
+			})
 			t.Logf("%d wide nodes, %d classified from rows", wide, taken)
 			assert.Greater(t, 2*taken, wide, "most wide nodes are classified from rows")
 		})
@@ -229,33 +240,13 @@ x ::= [^!]{2} | [^!]{4} "!"`,
 		grammars[src] = g
 	}
 	voc := indexVocab(vocabtest.Load(t, "llama3"))
-	stride := WordsPerRow(voc.size)
-	taken := 0
-	for gname, g := range grammars {
-		p, err := pda.Compile(g, grammar.Limits{})
-		require.NoError(t, err, gname)
-		st := pda.NewState(p)
-		for n := int32(0); n < int32(p.NumNodes()); n++ {
-			if !p.HasBytes(n) || !isWide(p, voc, n) {
-				continue
-			}
-			a := walkPool.Get().(*walkDFA)
-			a.reset(p, n)
-			w, ok := a.layerSet(a.start)
-			var x *nodeIndex
-			if ok && a.plan(voc, &w) {
-				x, ok = a.classifyThrough(voc, &w, stride)
-			} else {
-				ok = false
-			}
-			walkPool.Put(a)
-			if !ok {
-				continue
-			}
-			taken++
-			assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, fmt.Sprintf("%s node %d", gname, n))
+	_, taken := eachWideNode(t, grammars, voc, func(a *walkDFA, _ int32, stride int) (*nodeIndex, bool) {
+		w, ok := a.layerSet(a.start)
+		if !ok || !a.plan(voc, &w) {
+			return nil, false
 		}
-	}
+		return a.classifyThrough(voc, &w, stride)
+	})
 	t.Logf("%d wide nodes classified through layers", taken)
 	assert.Positive(t, taken)
 }
