@@ -75,6 +75,9 @@ func buildTrieIndex(tr *toktrie.Trie) *trieIndex {
 	for _, id := range tr.IDs() {
 		x.all[id>>5] |= 1 << (uint32(id) & 31)
 	}
+	// The first wide classification reads the trie's summaries: a pass
+	// over the vocabulary, paid here and not at some first mask.
+	tr.Summarize()
 	return x
 }
 

@@ -38,21 +38,26 @@ func (s *summaries) sizeBytes() int {
 	return 0
 }
 
+// Summarize builds what Containing, WithByte, CountChars and their kin
+// read, a pass over the vocabulary, which is otherwise built by the first
+// of them to be called: a caller that must not pay it on a latency path
+// calls Summarize ahead.
+func (t *Trie) Summarize() { t.summaries() }
+
 func (t *Trie) summaries() []tokenBytes {
 	t.sums.once.Do(func() {
 		s := make([]tokenBytes, len(t.ids))
-		var seen [256]int32 // the last token counted for each byte, +1
+		var seen, seenInside [256]int32 // the last token counted for each byte, +1
 		for i := range s {
 			tok := t.all.at(i)
 			x := &s[i]
-			var seenInside [256]bool
 			for k, b := range tok {
 				if seen[b] != int32(i+1) {
 					seen[b] = int32(i + 1)
 					t.sums.counts[b]++
 				}
-				if k > 0 && !seenInside[b] {
-					seenInside[b] = true
+				if k > 0 && seenInside[b] != int32(i+1) {
+					seenInside[b] = int32(i + 1)
 					t.sums.inside[b]++
 				}
 				if b < utf8.RuneSelf {
