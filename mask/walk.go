@@ -50,6 +50,7 @@ type walkDFA struct {
 	ends        []charEnds // per state, once asked for (see utf8Ends)
 	endStates   []int32
 	entry       []int16  // scratch for safe
+	from        []int32  // scratch for safe
 	stamps      []uint32 // safe's closure, as a set (see markState)
 	stamp       uint32
 	pair        []int16 // scratch for byteClasses, -1 when unused
@@ -655,19 +656,23 @@ type safeInfo struct {
 }
 
 const (
-	maxSafeStates = 512 // a closure larger than this gets no safe set (an unanchored count of 162 has 164 states)
+	maxSafeStates = 512 // a closure larger than this gets no safe set (an unanchored count of 162 has 164 states), nor one that builds more configurations than this
 	maxSafeRounds = 6   // nor one that takes more rounds to settle
 )
 
 // safe returns state s's safeInfo, computing it on first use. It starts
 // from the ASCII bytes s takes, and every character, and explores the
-// closure of s under them (where s refuses every character, that is no
-// matter if nothing leads back to s: such tokens die at their first byte); where a state of the closure refuses one of
-// them, the byte that first led there is taken out (or the characters, if
-// one of them led there or s refuses one) and the closure explored again:
-// the string's closing quote and the escape's backslash go, the bytes
-// inside stay. A closure larger than maxSafeStates (the positions of a long
-// maxLength) or that does not settle gets nothing.
+// closure of s under them, the ASCII bytes first (where s refuses every
+// character, that is no matter if nothing leads back to s: such tokens
+// die at their first byte). Where a state of the closure refuses one of
+// them, the bytes that lead there from the state it was first reached from
+// are taken out (or the characters, if one of them led there or s refuses
+// one) and the closure explored again: the string's closing quote and the
+// escape's backslash go, the bytes inside stay. A closure larger than
+// maxSafeStates (the positions of a long maxLength), one that builds more
+// than maxSafeStates configurations (each position's own states inside a
+// multi-byte character, hundreds of positions over) or one that does not
+// settle gets nothing.
 func (a *walkDFA) safe(s int32) *safeInfo {
 	a.growSafes(s)
 	if a.safes[s].done {
@@ -683,10 +688,12 @@ func (a *walkDFA) safe(s int32) *safeInfo {
 	startRefuses := false // s refuses characters, which the others take
 	info := safeInfo{done: true}
 	const byChar = 256 // entry: the state was first reached by a character
+	built := a.numStates()
 rounds:
 	for range maxSafeRounds {
 		closure := append(a.closure[:0], s)
 		entry := append(a.entry[:0], -1) // the byte that first led to each state
+		from := append(a.from[:0], -1)   // and the state it led from, by index
 		a.stamp++
 		a.markState(s)
 		cut := func(k int) {
@@ -697,53 +704,74 @@ rounds:
 			case byChar:
 				utf8OK = false
 			default:
-				ascii.Remove(byte(e))
-			}
-			a.closure, a.entry = closure, entry
-		}
-		for k := 0; k < len(closure); k++ {
-			x := closure[k]
-			for b := range 128 {
-				if !ascii.Has(byte(b)) {
-					continue
-				}
-				t := a.next(x, byte(b))
-				if t < 0 {
-					if k == 0 {
-						break rounds // s refuses a byte it was found to take: cannot happen
+				// Every byte of e's class leads there too: each would be
+				// cut in a round of its own.
+				x, p := closure[k], closure[from[k]]
+				for b := range byte(128) {
+					if ascii.Has(b) && a.next(p, b) == x {
+						ascii.Remove(b)
 					}
-					cut(k)
-					continue rounds
-				}
-				if !a.marked(t) {
-					a.markState(t)
-					closure = append(closure, t)
-					entry = append(entry, int16(b))
 				}
 			}
-			if utf8OK {
-				var ok bool
-				a.set2, ok = a.utf8Ends(x, a.set2[:0])
-				if !ok && k == 0 && a.refusesLeads(s) {
-					// s refuses every character: that is no matter unless
-					// the closure comes back to s (the caller refuses the
-					// tokens that start with one, by their first byte).
-					startRefuses = true
-					continue
-				}
-				if !ok {
-					cut(k)
-					continue rounds
-				}
-				for _, t := range a.set2 {
+			a.closure, a.entry, a.from = closure, entry, from
+		}
+		// The ASCII bytes first: a closure that some byte cuts, or that
+		// grows too large, is found before any state is built inside a
+		// multi-byte character (a count's hundreds of positions each have
+		// their own).
+		for k, u := 0, 0; k < len(closure) || (utf8OK && u < len(closure)); {
+			if k < len(closure) {
+				x := closure[k]
+				for b := range 128 {
+					if !ascii.Has(byte(b)) {
+						continue
+					}
+					t := a.next(x, byte(b))
+					if t < 0 {
+						if k == 0 {
+							break rounds // s refuses a byte it was found to take: cannot happen
+						}
+						cut(k)
+						continue rounds
+					}
 					if !a.marked(t) {
 						a.markState(t)
 						closure = append(closure, t)
-						entry = append(entry, byChar)
+						entry = append(entry, int16(b))
+						from = append(from, int32(k))
 					}
 				}
+				k++
+				if len(closure) > maxSafeStates || a.numStates()-built > maxSafeStates {
+					break rounds
+				}
+				continue
 			}
-			if len(closure) > maxSafeStates {
+			x := closure[u]
+			var ok bool
+			a.set2, ok = a.utf8Ends(x, a.set2[:0])
+			if !ok && u == 0 && a.refusesLeads(s) {
+				// s refuses every character: that is no matter unless
+				// the closure comes back to s (the caller refuses the
+				// tokens that start with one, by their first byte).
+				startRefuses = true
+				u++
+				continue
+			}
+			if !ok {
+				cut(u)
+				continue rounds
+			}
+			for _, t := range a.set2 {
+				if !a.marked(t) {
+					a.markState(t)
+					closure = append(closure, t)
+					entry = append(entry, byChar)
+					from = append(from, int32(u))
+				}
+			}
+			u++
+			if len(closure) > maxSafeStates || a.numStates()-built > maxSafeStates {
 				break rounds
 			}
 		}
@@ -751,7 +779,7 @@ rounds:
 			utf8OK = false
 			continue rounds
 		}
-		a.closure, a.entry = closure, entry
+		a.closure, a.entry, a.from = closure, entry, from
 		info.ascii, info.utf8 = ascii, utf8OK
 		info.closure = slices.Clone(closure)
 		break
