@@ -1,7 +1,6 @@
 package mask
 
 import (
-	"encoding/binary"
 	"slices"
 	"sync"
 
@@ -32,10 +31,9 @@ type walkDFA struct {
 	topOff      []int32 // state s's tops are tops[topOff[s]:topOff[s+1]]
 	tops        []pda.Top
 	loops       []loopInfo
-	cls         []uint8 // 256 per state: bytes of one class have one successor
-	ring        []byte  // 256 per state: the next byte of the same class (see byteClasses)
-	ids         map[string]int32
-	key         []byte
+	cls         []uint8    // 256 per state: bytes of one class have one successor
+	ring        []byte     // 256 per state: the next byte of the same class (see byteClasses)
+	ids         []int32    // the states by their configurations: an open-addressed hash table, -1 where empty
 	set         []int32    // scratch for the UTF-8 loop test
 	safes       []safeInfo // per state, once asked for (see safe)
 	closure     []int32    // scratch for safe
@@ -106,7 +104,7 @@ type loopInfo struct {
 
 const loopVisits = 64
 
-var walkPool = sync.Pool{New: func() any { return &walkDFA{ids: map[string]int32{}} }}
+var walkPool = sync.Pool{New: func() any { return new(walkDFA) }}
 
 // The configurations a classification meets are mostly those its
 // neighbours' classifications met: the next position of a literal, the
@@ -196,7 +194,9 @@ func (a *walkDFA) reset(p *pda.Program, n int32) {
 	a.ring = a.ring[:0]
 	a.safes = a.safes[:0]
 	a.ends, a.endStates = a.ends[:0], a.endStates[:0]
-	clear(a.ids)
+	for i := range a.ids {
+		a.ids[i] = -1
+	}
 	a.begin(n)
 }
 
@@ -348,24 +348,22 @@ func linkRenumbered(cls []uint8, ring []byte) {
 // intern returns the state of the configuration tops, which are sorted (as
 // pda.Stepper.Step returns them).
 func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
-	a.key = a.key[:0]
-	if end {
-		a.key = append(a.key, 1)
-	} else {
-		a.key = append(a.key, 0)
+	if 2*(len(a.canEnd)+1) > len(a.ids) {
+		a.growIDs()
 	}
-	for _, t := range tops {
-		a.key = binary.LittleEndian.AppendUint32(a.key, uint32(t.Node))
-		a.key = binary.LittleEndian.AppendUint32(a.key, uint32(t.Frame))
-	}
-	if s, ok := a.ids[string(a.key)]; ok {
-		return s
+	mask := uint32(len(a.ids) - 1)
+	i := hashConfig(tops, end) & mask
+	for ; a.ids[i] >= 0; i = (i + 1) & mask {
+		s := a.ids[i]
+		if a.canEnd[s] == end && slices.Equal(a.tops[a.topOff[s]:a.topOff[s+1]], tops) {
+			return s
+		}
 	}
 	s := int32(len(a.canEnd))
 	if int(s) >= a.maxStates {
 		return stateFull
 	}
-	a.ids[string(a.key)] = s
+	a.ids[i] = s
 	a.trans = append(a.trans, unknownRow[:]...)
 	// No token's bytes take the byte that spells token terminals.
 	a.trans[int(s)<<8|grammar.ReservedByte] = stateDead
@@ -377,6 +375,42 @@ func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
 	a.byteClasses(s)
 	a.loops = append(a.loops, loopInfo{})
 	return s
+}
+
+// growIDs doubles the table of states by configuration (from 64 slots),
+// putting the states in again.
+func (a *walkDFA) growIDs() {
+	ids := make([]int32, max(2*len(a.ids), 64))
+	for i := range ids {
+		ids[i] = -1
+	}
+	mask := uint32(len(ids) - 1)
+	for s := range int32(len(a.canEnd)) {
+		i := hashConfig(a.tops[a.topOff[s]:a.topOff[s+1]], a.canEnd[s]) & mask
+		for ids[i] >= 0 {
+			i = (i + 1) & mask
+		}
+		ids[i] = s
+	}
+	a.ids = ids
+}
+
+// hashConfig hashes a configuration for intern's table.
+func hashConfig(tops []pda.Top, end bool) uint32 {
+	h := uint64(len(tops))<<1 | uint64(b2u(end))
+	for _, t := range tops {
+		h ^= uint64(uint32(t.Node)) | uint64(uint32(t.Frame))<<32
+		h *= 0x9E3779B97F4A7C15
+		h ^= h >> 29
+	}
+	return uint32(h ^ h>>32)
+}
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // coversSubtree reports whether every token below a trie node, whose bytes

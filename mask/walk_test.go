@@ -27,7 +27,7 @@ func TestWalkFallback(t *testing.T) {
 		if !p.HasBytes(n) {
 			continue
 		}
-		a := &walkDFA{ids: map[string]int32{}}
+		a := new(walkDFA)
 		a.reset(p, n)
 		a.maxStates = 3
 		if _, ok := a.classify(voc, n, stride); ok {
@@ -61,4 +61,46 @@ func TestLinkRenumbered(t *testing.T) {
 		pda.LinkClasses(cls[:], want[:])
 		require.Equal(t, want, got, "%d classes", classes)
 	}
+}
+
+// TestInternConfigurations interns configurations of a real grammar's
+// nodes, enough to grow the table several times, and checks that each
+// configuration has one state: the same tops and end flag give it back,
+// and tops differing in a node, a frame or the end flag do not.
+func TestInternConfigurations(t *testing.T) {
+	p, err := pda.Compile(grammar.JSON(), grammar.Limits{})
+	require.NoError(t, err)
+	a := new(walkDFA)
+	a.reset(p, 0)
+	a.maxStates = 1 << 20
+	r := rand.New(rand.NewPCG(5, 6))
+	type config struct {
+		tops []pda.Top
+		end  bool
+	}
+	var configs []config
+	states := map[string]int32{}
+	for range 3000 {
+		tops := make([]pda.Top, 1+r.IntN(4))
+		for i := range tops {
+			tops[i] = pda.Top{Node: int32(r.IntN(p.NumNodes())), Frame: int32(r.IntN(3)) - 1}
+		}
+		c := config{tops: tops, end: r.IntN(2) == 0}
+		key := fmt.Sprint(c)
+		s := a.intern(c.tops, c.end)
+		if want, ok := states[key]; ok {
+			require.Equal(t, want, s, "%v interned twice", c)
+			continue
+		}
+		for _, prev := range states {
+			require.NotEqual(t, prev, s, "%v shares a state", c)
+		}
+		states[key] = s
+		configs = append(configs, c)
+	}
+	for _, c := range configs {
+		assert.Equal(t, states[fmt.Sprint(c)], a.intern(c.tops, c.end), "%v", c)
+		assert.Equal(t, c.tops, a.tops[a.topOff[states[fmt.Sprint(c)]]:a.topOff[states[fmt.Sprint(c)]+1]])
+	}
+	assert.Greater(t, len(a.ids), 4096, "the table grew")
 }
