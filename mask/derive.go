@@ -164,7 +164,7 @@ outer:
 		for k := keep; k < len(tok); k++ {
 			a.work++
 			s, u := a.path[k], a.twin[k]
-			t := a.trans[int(s)<<8|int(tok[k])]
+			t := int32(a.trans[int(s)<<8|int(tok[k])])
 			if t == stateUnknown {
 				t = a.next(s, tok[k])
 			}

@@ -69,7 +69,7 @@ func TestSharedClassification(t *testing.T) {
 						continue
 					}
 					where := fmt.Sprintf("%s node %d", gname, n)
-					a := walkPool.Get().(*walkDFA)
+					a := walkPool.Get()
 					a.reset(p, n)
 					x, ok := a.classify(voc, n, stride)
 					require.True(t, ok, where)

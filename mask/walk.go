@@ -1,6 +1,7 @@
 package mask
 
 import (
+	"math"
 	"slices"
 	"sync"
 
@@ -26,7 +27,7 @@ type walkDFA struct {
 	p   *pda.Program
 	stp *pda.Stepper
 
-	trans       []int32 // 256 successors per state: stateUnknown, stateDead, stateFull or a state
+	trans       []int16 // 256 successors per state: stateUnknown, stateDead, stateFull or a state (int16: half the memory a walk touches)
 	canEnd      []bool  // per state: the node's rule may have ended
 	topOff      []int32 // state s's tops are tops[topOff[s]:topOff[s+1]]
 	tops        []pda.Top
@@ -78,9 +79,9 @@ const (
 	stateDead    int32 = -1
 )
 
-var unknownRow = func() (r [256]int32) {
+var unknownRow = func() (r [256]int16) {
 	for i := range r {
-		r[i] = stateUnknown
+		r[i] = int16(stateUnknown)
 	}
 	return r
 }()
@@ -104,7 +105,52 @@ type loopInfo struct {
 
 const loopVisits = 64
 
-var walkPool = sync.Pool{New: func() any { return new(walkDFA) }}
+// walkPool keeps walks for reuse, and, unlike a sync.Pool, keeps them
+// through garbage collections: a walk's rows are megabytes, and a
+// classification on the decode path that grows a new walk touches each
+// page for the first time, paying the kernel for it (in fresh MaskBench
+// runs, 500 to 2,000 page faults and up to 11 ms of system time in one
+// mask). It holds at most maxFreeWalks, and drops the rows of a walk that
+// grew past maxFreeWalkStates configurations, so what it keeps is bounded
+// (about 2.5 MiB a walk).
+var walkPool walkList
+
+const (
+	maxFreeWalks      = 8
+	maxFreeWalkStates = 2048
+)
+
+type walkList struct {
+	mu    sync.Mutex
+	walks []*walkDFA
+}
+
+// Get returns a free walk, or a new one.
+func (l *walkList) Get() *walkDFA {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.walks); n > 0 {
+		a := l.walks[n-1]
+		l.walks[n-1] = nil
+		l.walks = l.walks[:n-1]
+		return a
+	}
+	return new(walkDFA)
+}
+
+// Put frees a for a later Get.
+func (l *walkList) Put(a *walkDFA) {
+	if cap(a.canEnd) > maxFreeWalkStates {
+		a.trans, a.cls, a.ring, a.canEnd, a.loops = nil, nil, nil, nil, nil
+		a.tops, a.topOff, a.safes, a.ids = nil, nil, nil, nil
+	}
+	a.p, a.stp = nil, nil // no program is kept alive by a free walk
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.walks) < maxFreeWalks {
+		l.walks = append(l.walks, a)
+	}
+}
 
 // The configurations a classification meets are mostly those its
 // neighbours' classifications met: the next position of a literal, the
@@ -115,7 +161,7 @@ var walkPool = sync.Pool{New: func() any { return new(walkDFA) }}
 // starts from where they left off (begin), not from nothing.
 const (
 	walkSlots  = 8   // programs whose walk is kept
-	keptStates = 512 // the most configurations a kept walk holds (about 1.7 KiB each)
+	keptStates = 512 // the most configurations a kept walk holds (about 1.2 KiB each)
 )
 
 var walkCache struct {
@@ -143,7 +189,7 @@ func takeWalk(p *pda.Program, n int32) *walkDFA {
 		return a
 	}
 	if a == nil {
-		a = walkPool.Get().(*walkDFA)
+		a = walkPool.Get()
 	}
 	a.reset(p, n)
 	return a
@@ -184,7 +230,9 @@ func (a *walkDFA) reset(p *pda.Program, n int32) {
 		a.stp.Reset(p)
 	}
 	a.p = p
-	a.maxStates = p.Limits().WalkStates // past it, the caller walks a pda.State: each configuration costs a 1 KiB row
+	// Past maxStates, the caller walks a pda.State: each configuration
+	// costs 1 KiB of rows. A state is an int16 in trans.
+	a.maxStates = min(p.Limits().WalkStates, math.MaxInt16)
 	a.trans = a.trans[:0]
 	a.canEnd = a.canEnd[:0]
 	a.topOff = append(a.topOff[:0], 0)
@@ -253,7 +301,7 @@ func (a *walkDFA) numStates() int { return len(a.canEnd) }
 
 // next is the state reached from s on byte b.
 func (a *walkDFA) next(s int32, b byte) int32 {
-	if t := a.trans[int(s)<<8|int(b)]; t != stateUnknown {
+	if t := int32(a.trans[int(s)<<8|int(b)]); t != stateUnknown {
 		return t
 	}
 	out, end := a.stp.Step(a.tops[a.topOff[s]:a.topOff[s+1]], b)
@@ -271,7 +319,7 @@ func (a *walkDFA) next(s int32, b byte) int32 {
 	row := a.trans[int(s)<<8 : int(s+1)<<8]
 	ring := a.ring[int(s)<<8 : int(s+1)<<8]
 	for x := b; ; {
-		row[x] = t
+		row[x] = int16(t)
 		if x = ring[x]; x == b {
 			break
 		}
@@ -366,7 +414,7 @@ func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
 	a.ids[i] = s
 	a.trans = append(a.trans, unknownRow[:]...)
 	// No token's bytes take the byte that spells token terminals.
-	a.trans[int(s)<<8|grammar.ReservedByte] = stateDead
+	a.trans[int(s)<<8|grammar.ReservedByte] = int16(stateDead)
 	a.canEnd = append(a.canEnd, end)
 	a.tops = append(a.tops, tops...)
 	a.topOff = append(a.topOff, int32(len(a.tops)))
@@ -1025,7 +1073,7 @@ outer:
 		for k := len(a.path) - 1; k < len(tok); k++ {
 			s := a.path[k]
 			a.work++
-			t := a.trans[int(s)<<8|int(tok[k])]
+			t := int32(a.trans[int(s)<<8|int(tok[k])])
 			if t == stateUnknown {
 				t = a.next(s, tok[k])
 			}

@@ -3,6 +3,8 @@ package mask
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -103,4 +105,40 @@ func TestInternConfigurations(t *testing.T) {
 		assert.Equal(t, c.tops, a.tops[a.topOff[states[fmt.Sprint(c)]]:a.topOff[states[fmt.Sprint(c)]+1]])
 	}
 	assert.Greater(t, len(a.ids), 4096, "the table grew")
+}
+
+// TestWalkPoolKeepsWalks checks that a freed walk survives garbage
+// collections with its rows (a sync.Pool would drop it), that a walk grown
+// past maxFreeWalkStates is kept without its rows, and that a free walk
+// keeps no program alive.
+func TestWalkPoolKeepsWalks(t *testing.T) {
+	p, err := pda.Compile(grammar.JSON(), grammar.Limits{})
+	require.NoError(t, err)
+	var l walkList
+	for _, tc := range []struct {
+		states   int
+		keepRows bool
+	}{{10, true}, {maxFreeWalkStates + 1, false}} {
+		a := l.Get()
+		a.reset(p, 0)
+		a.canEnd = slices.Grow(a.canEnd, tc.states)
+		l.Put(a)
+		runtime.GC()
+		runtime.GC()
+		b := l.Get()
+		assert.Same(t, a, b, "%d states: the walk is kept", tc.states)
+		assert.Equal(t, tc.keepRows, cap(b.trans) > 0, "%d states: rows kept", tc.states)
+		assert.Nil(t, b.p, "no program is held")
+		assert.Nil(t, b.stp, "no stepper (and program) is held")
+		b.reset(p, 0) // a kept walk starts again, as a new one does
+		c := new(walkDFA)
+		c.reset(p, 0)
+		assert.Equal(t, c.numStates(), b.numStates())
+		l.Put(b)
+		l.Get()
+	}
+	for range 2 * maxFreeWalks {
+		l.Put(new(walkDFA))
+	}
+	assert.Len(t, l.walks, maxFreeWalks, "at most maxFreeWalks are kept")
 }

@@ -82,7 +82,7 @@ func eachWideNode(t *testing.T, grammars map[string]*grammar.Grammar, voc *vocab
 				continue
 			}
 			wide++
-			a := walkPool.Get().(*walkDFA)
+			a := walkPool.Get()
 			a.reset(p, n)
 			x, ok := classify(a, n, stride)
 			walkPool.Put(a)
