@@ -50,6 +50,8 @@
 // on, and adds to the line its percentiles and the masks whose thread was
 // off the CPU for over a millisecond: on a busy machine the slowest masks
 // by the clock may be ones that waited for a core, not ones that worked.
+// Masks whose thread clock ran ahead of the wall clock are counted and left
+// out: some virtual machines' thread clocks jump.
 //
 // With -batch N it decodes the valid instances as an engine's scheduler
 // would, N sequences at a time, compiling each batch's schemas with

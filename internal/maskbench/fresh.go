@@ -196,8 +196,8 @@ func (r *FreshReport) Summary() string {
 	if r.threadCPU {
 		// The low percentiles are left out: two reads of the clock add a
 		// microsecond or two to each.
-		line += fmt.Sprintf("; thread CPU per mask p99 %s p99.9 %s max %s, off the CPU over %v: %d masks (longest %s)",
-			us(r.MaskCPU.Quantile(0.99)), us(r.MaskCPU.Quantile(0.999)), us(r.MaskCPU.Max()), offCPUStall, r.OffCPU, ms(r.MaxOffCPU))
+		line += fmt.Sprintf("; thread CPU per mask p99 %s p99.9 %s max %s, off the CPU over %v: %d masks (longest %s), thread clock ahead of the wall clock: %d masks (left out)",
+			us(r.MaskCPU.Quantile(0.99)), us(r.MaskCPU.Quantile(0.999)), us(r.MaskCPU.Max()), offCPUStall, r.OffCPU, ms(r.MaxOffCPU), r.ClockAhead)
 	}
 	return line
 }

@@ -84,7 +84,7 @@ func TestRunFreshThreadCPU(t *testing.T) {
 	}
 	require.NoError(t, err)
 	require.Positive(t, rep.Masks.Len())
-	assert.Equal(t, rep.Masks.Len(), rep.MaskCPU.Len())
+	assert.Equal(t, rep.Masks.Len(), rep.MaskCPU.Len()+rep.ClockAhead)
 	assert.Positive(t, rep.MaskCPU.Max())
 	assert.LessOrEqual(t, rep.OffCPU, rep.Masks.Len())
 	assert.Contains(t, rep.Summary(), "thread CPU per mask p99 ")
