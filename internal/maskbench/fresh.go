@@ -193,6 +193,8 @@ func (r *FreshReport) Summary() string {
 		ms(r.FirstMask.Quantile(0.5)), ms(r.FirstMask.Quantile(0.99)), ms(r.FirstMask.Max()),
 		r.Masks.Len(), r.Masks.String(), rate,
 		mib(r.PeakRSS), mib(int64(r.SharedIndexBytes)), mib(int64(r.GrammarBytes)))
+	line += fmt.Sprintf("; decode-path work: %d masks, steps p99 %d p99.9 %d max %d",
+		len(r.MaskWork), workQuantile(r.MaskWork, 0.99), workQuantile(r.MaskWork, 0.999), workQuantile(r.MaskWork, 1))
 	if r.threadCPU {
 		// The low percentiles are left out: two reads of the clock add a
 		// microsecond or two to each.

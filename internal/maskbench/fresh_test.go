@@ -64,6 +64,12 @@ func TestRunFresh(t *testing.T) {
 			if _, err := os.Stat("/proc/self/status"); err == nil {
 				assert.Positive(t, rep.PeakRSS)
 			}
+			assert.Positive(t, len(rep.MaskWork), "the first masks classify on the decode path")
+			assert.LessOrEqual(t, len(rep.MaskWork), rep.Masks.Len())
+			for _, w := range rep.MaskWork {
+				assert.Positive(t, w)
+			}
+			assert.Contains(t, rep.Summary(), "decode-path work: ")
 			assert.Equal(t, perSchema, rep.PerSchema)
 			assert.Contains(t, rep.Summary(), map[bool]string{false: "fresh: ", true: "fresh per schema: "}[perSchema])
 			t.Log(rep.Summary())

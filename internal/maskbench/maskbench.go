@@ -112,6 +112,11 @@ type Report struct {
 	MaxOffCPU  time.Duration
 	ClockAhead int
 
+	// MaskWork holds, for each mask that did classification work on the
+	// decode path, that work in steps (mask.IndexStats.Work): a count,
+	// the same on any machine, where the clock's slowest masks are not.
+	MaskWork []int64
+
 	threadCPU bool          // read the thread's CPU time around each mask
 	wantFirst bool          // the next timed mask is a schema's first
 	firstEnd  time.Time     // when that mask ended
@@ -394,7 +399,7 @@ func readCPU(wall, cpu time.Duration) cpuReading {
 
 // timeMask fills m's mask into row 0 of bm, timing it.
 func (r *Report) timeMask(m *mask.Matcher, bm *mask.Bitmask) error {
-	n := m.Compiled().IndexStats().Classified
+	before := m.Compiled().IndexStats()
 	var cpu time.Duration
 	if r.threadCPU {
 		cpu = threadCPU()
@@ -421,7 +426,11 @@ func (r *Report) timeMask(m *mask.Matcher, bm *mask.Bitmask) error {
 	if r.wantFirst {
 		r.firstEnd, r.wantFirst = end, false
 	}
-	if m.Compiled().IndexStats().Classified != n {
+	after := m.Compiled().IndexStats()
+	if w := after.Work - before.Work; w > 0 {
+		r.MaskWork = append(r.MaskWork, w)
+	}
+	if after.Classified != before.Classified {
 		// The mask classified a node itself: no other grammar had a node
 		// of that shape, and no warming had got to it.
 		r.Classified.Add(d)
@@ -496,4 +505,13 @@ func (r *Report) WriteTable(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintf(w, "%d tokens masked in %v\n", r.Tokens, r.Wall.Round(time.Second))
 	fmt.Fprintln(w, r.Summary())
+}
+
+// workQuantile returns the q-quantile of work, sorting it.
+func workQuantile(work []int64, q float64) int64 {
+	if len(work) == 0 {
+		return 0
+	}
+	slices.Sort(work)
+	return work[min(int(q*float64(len(work))), len(work)-1)]
 }

@@ -25,3 +25,19 @@ func TestReadCPU(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkQuantile checks the quantiles of the decode-path work per mask.
+func TestWorkQuantile(t *testing.T) {
+	work := []int64{50, 10, 40, 20, 30, 60, 70, 80, 90, 100}
+	for _, tc := range []struct {
+		q    float64
+		want int64
+	}{{0, 10}, {0.5, 60}, {0.99, 100}, {1, 100}} {
+		if got := workQuantile(work, tc.q); got != tc.want {
+			t.Errorf("workQuantile(%v) = %d, want %d", tc.q, got, tc.want)
+		}
+	}
+	if got := workQuantile(nil, 0.99); got != 0 {
+		t.Errorf("workQuantile of none = %d, want 0", got)
+	}
+}
