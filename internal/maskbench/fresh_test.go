@@ -66,9 +66,16 @@ func TestRunFresh(t *testing.T) {
 			}
 			assert.Positive(t, len(rep.MaskWork), "the first masks classify on the decode path")
 			assert.LessOrEqual(t, len(rep.MaskWork), rep.Masks.Len())
+			var most int64
 			for _, w := range rep.MaskWork {
 				assert.Positive(t, w)
+				most = max(most, w)
 			}
+			var mostOfSchemas int64
+			for _, s := range rep.Schemas {
+				mostOfSchemas = max(mostOfSchemas, s.MaxMaskWork)
+			}
+			assert.Equal(t, most, mostOfSchemas, "each schema's most work per mask")
 			assert.Contains(t, rep.Summary(), "decode-path work: ")
 			assert.Equal(t, perSchema, rep.PerSchema)
 			assert.Contains(t, rep.Summary(), map[bool]string{false: "fresh: ", true: "fresh per schema: "}[perSchema])

@@ -90,6 +90,7 @@ type SchemaResult struct {
 	Failure         string // the first failing instance, for the log
 	Passed          bool
 	MaxMask         time.Duration // the slowest of the schema's timed masks
+	MaxMaskWork     int64         // the most decode-path work of one of them, in steps
 }
 
 // Report collects a run.
@@ -121,6 +122,7 @@ type Report struct {
 	wantFirst bool          // the next timed mask is a schema's first
 	firstEnd  time.Time     // when that mask ended
 	maxMask   time.Duration // the slowest mask of the schema being run
+	maxWork   int64         // and the most work one of its masks did
 }
 
 var datasetSuffix = regexp.MustCompile(`(---.*|_\d+)?\.json$`)
@@ -283,8 +285,8 @@ func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r
 		res.CompileErr = err.Error()
 		return res
 	}
-	r.firstEnd, r.wantFirst, r.maxMask = time.Time{}, !probe, 0
-	defer func() { r.wantFirst, res.MaxMask = false, r.maxMask }()
+	r.firstEnd, r.wantFirst, r.maxMask, r.maxWork = time.Time{}, !probe, 0, 0
+	defer func() { r.wantFirst, res.MaxMask, res.MaxMaskWork = false, r.maxMask, r.maxWork }()
 	m := c.NewMatcher()
 	for k, tc := range tests {
 		if tc.err != nil {
@@ -429,6 +431,7 @@ func (r *Report) timeMask(m *mask.Matcher, bm *mask.Bitmask) error {
 	after := m.Compiled().IndexStats()
 	if w := after.Work - before.Work; w > 0 {
 		r.MaskWork = append(r.MaskWork, w)
+		r.maxWork = max(r.maxWork, w)
 	}
 	if after.Classified != before.Classified {
 		// The mask classified a node itself: no other grammar had a node
