@@ -109,8 +109,7 @@ const loopVisits = 64
 // through garbage collections: a walk's rows are megabytes, and a
 // classification on the decode path that grows a new walk touches each
 // page for the first time, paying the kernel for it (in fresh MaskBench
-// runs, 500 to 2,000 page faults and up to 11 ms of system time in one
-// mask). It holds at most maxFreeWalks, and drops the rows of a walk that
+// runs, 500 to 2,000 minor page faults in one mask). It holds at most maxFreeWalks, and drops the rows of a walk that
 // grew past maxFreeWalkStates configurations, so what it keeps is bounded
 // (about 2.5 MiB a walk).
 var walkPool walkList
