@@ -42,13 +42,8 @@ func Determinize(n *NFA, start int, finals []int, maxStates int) (*DFA, error) {
 // wrapping ctx.Err(). It looks at ctx every few thousand steps of the
 // construction, so it returns within about a millisecond of the end.
 func DeterminizeContext(ctx context.Context, n *NFA, start int, finals []int, maxStates int) (*DFA, error) {
-	if start < 0 || start >= n.states {
-		return nil, fmt.Errorf("fsm: start state %d out of range [0,%d)", start, n.states)
-	}
-	for _, f := range finals {
-		if f < 0 || f >= n.states {
-			return nil, fmt.Errorf("fsm: final state %d out of range [0,%d)", f, n.states)
-		}
+	if err := checkStates(n, start, finals); err != nil {
+		return nil, err
 	}
 	if maxStates <= 0 {
 		maxStates = DefaultMaxStates
@@ -61,11 +56,65 @@ func DeterminizeContext(ctx context.Context, n *NFA, start int, finals []int, ma
 	b.init(n, finals, maxStates)
 	b.stop = stop
 	d, err := b.run(int32(start))
+	b.release()
+	return d, err
+}
+
+// MinimalDFAContext returns what DeterminizeContext followed by
+// MinimizeContext would, without keeping the DFA between the two: it is
+// built in working memory that the next construction reuses, which spares
+// the allocations of a table grown state by state. A pushdown automaton
+// compiles one such DFA per grammar rule.
+func MinimalDFAContext(ctx context.Context, n *NFA, start int, finals []int, maxStates int) (*DFA, error) {
+	if err := checkStates(n, start, finals); err != nil {
+		return nil, err
+	}
+	if maxStates <= 0 {
+		maxStates = DefaultMaxStates
+	}
+	stop := newStopper(ctx)
+	if err := stop.check(); err != nil {
+		return nil, err
+	}
+	b := builderPool.Get().(*subsetBuilder)
+	b.init(n, finals, maxStates)
+	d := b.dfa
+	d.Final, d.Trans, d.Calls = b.scratchFinal[:0], b.scratchTrans[:0], b.scratchCalls[:0]
+	b.callData = b.scratchCallData[:0]
+	b.stop = stop
+	d, err := b.run(int32(start))
+	var m *DFA
+	if err == nil {
+		m, err = d.MinimizeContext(ctx)
+	}
+	// Take the storage back, grown as it may be; d is dropped.
+	d = b.dfa
+	clear(d.Calls) // they point into callData, kept below
+	b.scratchFinal, b.scratchTrans, b.scratchCalls = d.Final[:0], d.Trans[:0], d.Calls[:0]
+	b.scratchCallData = b.callData[:0]
+	b.release()
+	return m, err
+}
+
+// checkStates reports a start or final state out of n's range.
+func checkStates(n *NFA, start int, finals []int) error {
+	if start < 0 || start >= n.states {
+		return fmt.Errorf("fsm: start state %d out of range [0,%d)", start, n.states)
+	}
+	for _, f := range finals {
+		if f < 0 || f >= n.states {
+			return fmt.Errorf("fsm: final state %d out of range [0,%d)", f, n.states)
+		}
+	}
+	return nil
+}
+
+// release returns b to builderPool unless it grew too large to keep.
+func (b *subsetBuilder) release() {
 	b.dfa, b.stop = nil, stopper{}
-	if len(b.mark)+len(b.bytes)+len(b.setData)+len(b.table) <= maxPooled {
+	if len(b.mark)+len(b.bytes)+len(b.setData)+len(b.table)+cap(b.scratchTrans)+cap(b.scratchCallData) <= maxPooled {
 		builderPool.Put(b)
 	}
-	return d, err
 }
 
 // builderPool keeps subset builders for reuse: pda determinizes one small
@@ -129,6 +178,13 @@ type subsetBuilder struct {
 	seeds    []int32
 	callData []Call
 	dfa      *DFA
+
+	// The storage of the DFA that MinimalDFAContext builds and drops, kept
+	// for the next one.
+	scratchFinal    []bool
+	scratchTrans    []int32
+	scratchCalls    [][]Call
+	scratchCallData []Call
 }
 
 func (b *subsetBuilder) init(n *NFA, finals []int, maxStates int) {
@@ -379,6 +435,7 @@ func (b *subsetBuilder) state(seeds []int32) (int32, error) {
 	b.setOff = append(b.setOff, int32(len(b.setData)))
 	d.Final = append(d.Final, final)
 	d.Calls = append(d.Calls, nil)
+	d.Trans = slices.Grow(d.Trans, b.nc)
 	for range b.nc {
 		d.Trans = append(d.Trans, -1)
 	}

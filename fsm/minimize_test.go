@@ -1,6 +1,7 @@
 package fsm
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -181,4 +182,44 @@ func TestByteClasses(t *testing.T) {
 	assert.Equal(t, min.Classes['g'], min.Classes['z'])
 	assert.Equal(t, min.Classes[0], min.Classes[0xFF])
 	assert.Equal(t, uint8(0), min.Classes[0])
+}
+
+// TestMinimalDFA checks that MinimalDFAContext gives what Determinize and
+// Minimize give, and that a DFA it returned stays as it was while later
+// constructions reuse the working memory it was built in.
+func TestMinimalDFA(t *testing.T) {
+	type built struct {
+		name      string
+		got, want *DFA
+	}
+	var all []built
+	add := func(name string, n *NFA, start, end int) {
+		det, err := Determinize(n, start, []int{end}, 100000)
+		require.NoError(t, err, name)
+		got, err := MinimalDFAContext(context.Background(), n, start, []int{end}, 100000)
+		require.NoError(t, err, name)
+		all = append(all, built{name, got, det.Minimize()})
+	}
+	for _, tt := range matchTests {
+		n, start, end, err := build(tt.pattern)
+		require.NoError(t, err)
+		add(tt.pattern, n, start, end)
+	}
+	n, start, end := symbolNFA()
+	add("symbols", n, start, end)
+	// Again, in the other order, so that each reuses storage a larger or
+	// smaller one grew.
+	for i := len(matchTests) - 1; i >= 0; i-- {
+		n, start, end, err := build(matchTests[i].pattern)
+		require.NoError(t, err)
+		add(matchTests[i].pattern, n, start, end)
+	}
+	for _, b := range all {
+		assert.Equal(t, b.want, b.got, b.name)
+	}
+
+	_, err := MinimalDFAContext(context.Background(), n, start, []int{end}, 3)
+	assert.ErrorIs(t, err, ErrTooManyStates)
+	_, err = MinimalDFAContext(context.Background(), n, -1, []int{end}, 0)
+	assert.Error(t, err)
 }

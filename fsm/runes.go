@@ -568,10 +568,7 @@ func (n *runeNFA) determinize(ctx context.Context, start int, finals []int, maxS
 	})
 	b.stop = stop
 	_, err := b.run(int32(start))
-	b.dfa, b.stop = nil, stopper{}
-	if len(b.mark)+len(b.bytes)+len(b.setData)+len(b.table) <= maxPooled {
-		builderPool.Put(b)
-	}
+	b.release()
 	if err != nil {
 		return nil, err
 	}

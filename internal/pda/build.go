@@ -157,12 +157,11 @@ func compileRule(ctx context.Context, body *grammar.Expr, lim grammar.Limits, cl
 	if err := b.expr(body, start, end); err != nil {
 		return nil, false, limitError(err, "NFAStates", lim.NFAStates)
 	}
-	d, err := fsm.DeterminizeContext(ctx, &n, start, []int{end}, lim.RuleStates)
+	d, err := fsm.MinimalDFAContext(ctx, &n, start, []int{end}, lim.RuleStates)
 	if err != nil {
 		return nil, false, limitError(err, "RuleStates", lim.RuleStates)
 	}
-	d, err = d.MinimizeContext(ctx)
-	return d, b.tokens, err
+	return d, b.tokens, nil
 }
 
 // limitError makes an fsm.ErrTooLarge from building a rule wrap
