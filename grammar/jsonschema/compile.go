@@ -225,6 +225,7 @@ func newCompiler(ctx context.Context, opts Options) *compiler {
 		negNodes:   map[string]*node{},
 		keyRules:   map[string]int{},
 		escRules:   map[string]int{},
+		escMasks:   map[uint64]int{},
 		chunkRules: map[*grammar.Expr]int{},
 	}
 	c.ix = &schemaIndex{c: c, docs: map[string]*doc{}, resources: map[string]*node{}, anchors: map[string]*node{}}
@@ -252,7 +253,8 @@ type compiler struct {
 	negNodes   map[string]*node
 	negAt      loc                   // the keyword (val) and pointer of the negation being built
 	keyRules   map[string]int        // key language -> rule of the quoted key
-	escRules   map[string]int        // escape sequences -> rule
+	escRules   map[string]int        // name of a shared rule -> rule
+	escMasks   map[uint64]int        // characters spelled escaped (see escapes) -> rule
 	chunkRules map[*grammar.Expr]int // repeated expression -> rule of 64 of them
 
 	falseNode *node
@@ -260,7 +262,8 @@ type compiler struct {
 	ws       *grammar.Expr
 	anyValue int // rule of any JSON value, -1 until made
 	anyStr   int
-	charMemo map[string]*grammar.Expr
+	charMemo map[string]*grammar.Expr // normalized ranges (charSet's key) -> expression
+	charKey  []byte                   // charSet's key, built here
 	regexes  map[string]*pattern
 	exprSize int
 	depth    int

@@ -1,11 +1,12 @@
 package jsonschema
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
-	"strings"
+	"strconv"
 	"sync"
 
 	"github.com/reinlm/rein/fsm"
@@ -74,33 +75,19 @@ func numberExpr() *grammar.Expr {
 
 // charSet matches one character from rs (normalized) in its canonical spelling.
 func (c *compiler) charSet(rs []grammar.RuneRange) *grammar.Expr {
-	var key strings.Builder
+	key := c.charKey[:0]
 	for _, r := range rs {
-		fmt.Fprintf(&key, "%x-%x,", r.Lo, r.Hi)
+		key = binary.AppendUvarint(key, uint64(r.Lo))
+		key = binary.AppendUvarint(key, uint64(r.Hi))
 	}
-	if e, ok := c.charMemo[key.String()]; ok {
+	c.charKey = key
+	if e, ok := c.charMemo[string(key)]; ok {
 		return e
 	}
-	lit, esc := charSet(rs)
-	var alts []*grammar.Expr
-	if lit != nil {
-		alts = append(alts, lit)
-	}
-	if len(esc) > 2 {
-		// Many escapes (a negated class): a shared rule keeps counted
-		// repetitions of the class small.
-		var ek strings.Builder
-		for _, e := range esc {
-			ek.WriteString(e.String())
-		}
-		r, ok := c.escRules[ek.String()]
-		if !ok {
-			r = c.addRule("escape", grammar.Or(esc...))
-			c.escRules[ek.String()] = r
-		}
-		alts = append(alts, grammar.Call(r))
-	} else {
-		alts = append(alts, esc...)
+	class, escaped := literalClass(rs)
+	alts := c.escapes(escaped)
+	if class != nil {
+		alts = append([]*grammar.Expr{class}, alts...)
 	}
 	var e *grammar.Expr
 	switch len(alts) {
@@ -110,59 +97,106 @@ func (c *compiler) charSet(rs []grammar.RuneRange) *grammar.Expr {
 	default:
 		e = grammar.Or(alts...)
 	}
-	c.charMemo[key.String()] = e
+	c.charMemo[string(key)] = e
 	return e
 }
 
-// charSet returns the canonical spellings of the characters of rs: the
-// class of those written literally, and the escape sequences of the others.
-func charSet(rs []grammar.RuneRange) (*grammar.Expr, []*grammar.Expr) {
+// The characters a JSON string must escape, as bits of a mask: bit x for the
+// control character x (below 0x20), and these two.
+const (
+	escQuote     = 1 << 32
+	escBackslash = 1 << 33
+)
+
+// literalClass returns the class of the characters of rs (normalized) that
+// a JSON string holds as they are, nil if none, and the mask of those it
+// must escape.
+func literalClass(rs []grammar.RuneRange) (*grammar.Expr, uint64) {
+	var escaped uint64
 	var lit []grammar.RuneRange
-	var alts []*grammar.Expr
-	var ctl [2][]grammar.RuneRange // \u000X and \u001X: the X values
 	for _, r := range rs {
 		for x := r.Lo; x <= r.Hi && x < 0x20; x++ {
-			switch x {
-			case '\b':
-				alts = append(alts, grammar.Lit(`\b`))
-			case '\t':
-				alts = append(alts, grammar.Lit(`\t`))
-			case '\n':
-				alts = append(alts, grammar.Lit(`\n`))
-			case '\f':
-				alts = append(alts, grammar.Lit(`\f`))
-			case '\r':
-				alts = append(alts, grammar.Lit(`\r`))
-			default:
-				ctl[x>>4] = append(ctl[x>>4], hexDigitRanges(int(x&15))...)
-			}
+			escaped |= 1 << x
 		}
 		lo := max(r.Lo, 0x20)
-		for _, special := range []rune{'"', '\\'} {
-			if lo <= special && special <= r.Hi {
-				if special == '"' {
-					alts = append(alts, grammar.Lit(`\"`))
-				} else {
-					alts = append(alts, grammar.Lit(`\\`))
-				}
-			}
+		if lo <= '"' && '"' <= r.Hi {
+			escaped |= escQuote
+		}
+		if lo <= '\\' && '\\' <= r.Hi {
+			escaped |= escBackslash
 		}
 		if lo <= r.Hi {
 			lit = append(lit, grammar.RuneRange{Lo: lo, Hi: r.Hi})
 		}
 	}
+	if len(lit) == 0 {
+		return nil, escaped
+	}
+	inter := intersectRanges(grammar.NormalizeRanges(lit), anyLiteral.Ranges)
+	if len(inter) == 0 {
+		return nil, escaped
+	}
+	return &grammar.Expr{Op: grammar.OpClass, Ranges: inter}, escaped
+}
+
+// escapes returns the alternatives that spell the characters of mask (see
+// escQuote) as escape sequences: the sequences themselves when they are
+// few, or else a call of a rule of them, one per mask and compile, which
+// keeps counted repetitions of a negated class small. The slice is the
+// caller's.
+func (c *compiler) escapes(mask uint64) []*grammar.Expr {
+	if mask == 0 {
+		return nil
+	}
+	if r, ok := c.escMasks[mask]; ok {
+		return []*grammar.Expr{grammar.Call(r)}
+	}
+	esc := escapeSeqs(mask)
+	if len(esc) <= 2 {
+		return esc
+	}
+	r := c.addRule("escape", grammar.Or(esc...))
+	c.escMasks[mask] = r
+	return []*grammar.Expr{grammar.Call(r)}
+}
+
+// escapeSeqs spells the characters of mask as JSON escape sequences: the
+// short escapes in order, then the quote and the backslash, then \u000X
+// and \u001X with the hex digits X may take.
+func escapeSeqs(mask uint64) []*grammar.Expr {
+	var alts []*grammar.Expr
+	var ctl [2][]grammar.RuneRange // \u000X and \u001X: the X values
+	for x := range 0x20 {
+		if mask&(1<<x) == 0 {
+			continue
+		}
+		switch x {
+		case '\b':
+			alts = append(alts, grammar.Lit(`\b`))
+		case '\t':
+			alts = append(alts, grammar.Lit(`\t`))
+		case '\n':
+			alts = append(alts, grammar.Lit(`\n`))
+		case '\f':
+			alts = append(alts, grammar.Lit(`\f`))
+		case '\r':
+			alts = append(alts, grammar.Lit(`\r`))
+		default:
+			ctl[x>>4] = append(ctl[x>>4], hexDigitRanges(x&15)...)
+		}
+	}
+	if mask&escQuote != 0 {
+		alts = append(alts, grammar.Lit(`\"`))
+	}
+	if mask&escBackslash != 0 {
+		alts = append(alts, grammar.Lit(`\\`))
+	}
 	for i, ds := range ctl {
 		if len(ds) > 0 {
-			alts = append(alts, grammar.Cat(grammar.Lit(fmt.Sprintf(`\u00%d`, i)), grammar.Chars(false, ds...)))
+			alts = append(alts, grammar.Cat(grammar.Lit(`\u00`+strconv.Itoa(i)), grammar.Chars(false, ds...)))
 		}
 	}
-	var class *grammar.Expr
-	if len(lit) > 0 {
-		if inter := intersectRanges(grammar.NormalizeRanges(lit), anyLiteral.Ranges); len(inter) > 0 {
-			class = &grammar.Expr{Op: grammar.OpClass, Ranges: inter}
-		}
-	}
-	return class, alts
+	return alts
 }
 
 func hexDigitRanges(v int) []grammar.RuneRange {
