@@ -287,9 +287,12 @@ type CompilerOptions struct {
 }
 
 // DefaultPrepareWork is CompilerOptions.PrepareWork's default: on
-// MaskBench's schemas and Llama-3, the first few nodes, about half a
-// millisecond of compile time at the median.
-const DefaultPrepareWork = 5_000
+// MaskBench's schemas, the first few nodes, about a quarter of a
+// millisecond of compile time at the median. Back to back on MaskBench
+// (maskbench -fresh), 2,500 gave the masks of 5,000 on Llama-3 and Qwen3
+// with compile-to-Ready 0.2-0.6 ms sooner at the median; 1,000 gave
+// Qwen3's masks a slower p99.
+const DefaultPrepareWork = 2_500
 
 // DefaultCacheBytes is the cache budget when CompilerOptions.CacheBytes is 0.
 const DefaultCacheBytes = 256 << 20
