@@ -777,8 +777,12 @@ rounds:
 		from := append(a.from[:0], -1)   // and the state it led from, by index
 		a.stamp++
 		a.markState(s)
-		cut := func(k int) {
-			// Cut the way into closure[k].
+		cut := func(k int, refusesByte bool) {
+			// Cut the way into closure[k], or, where closure[k] refuses
+			// an ASCII byte of the set and fewer bytes than lead there,
+			// those bytes: the states of an unanchored pattern all take
+			// every byte but the closing quote, which the ones before a
+			// match refuse, and are reached by most bytes.
 			switch e := entry[k]; e {
 			case -1:
 				utf8OK = false // s itself refuses a character
@@ -788,8 +792,23 @@ rounds:
 				// Every byte of e's class leads there too: each would be
 				// cut in a round of its own.
 				x, p := closure[k], closure[from[k]]
+				var into, refused byteset.ASCII
 				for b := range byte(128) {
-					if ascii.Has(b) && a.next(p, b) == x {
+					if !ascii.Has(b) {
+						continue
+					}
+					if a.next(p, b) == x {
+						into.Add(b)
+					}
+					if refusesByte && a.next(x, b) < 0 {
+						refused.Add(b)
+					}
+				}
+				if refusesByte && refused.Len() < into.Len() {
+					into = refused
+				}
+				for b := range byte(128) {
+					if into.Has(b) {
 						ascii.Remove(b)
 					}
 				}
@@ -812,7 +831,7 @@ rounds:
 						if k == 0 {
 							break rounds // s refuses a byte it was found to take: cannot happen
 						}
-						cut(k)
+						cut(k, true)
 						continue rounds
 					}
 					if !a.marked(t) {
@@ -840,7 +859,7 @@ rounds:
 				continue
 			}
 			if !ok {
-				cut(u)
+				cut(u, false)
 				continue rounds
 			}
 			for _, t := range a.set2 {

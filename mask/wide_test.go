@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,6 +45,10 @@ func wideGrammars(t *testing.T) map[string]*grammar.Grammar {
 		// Counted and unanchored: each position leads on with a digit seen
 		// or not (layerSet); a phone number's count of some characters.
 		`{"type":"object","properties":{"clientId":{"type":"string","minLength":12,"maxLength":12,"pattern":"[0-9a-fA-F]+"},"phone":{"type":"string","pattern":"^$|^\\+?([\\d\\s()-]){9,20}$"}}}`,
+		// Unanchored alternatives, and keys that must not contain some
+		// words: states that refuse the closing quote, or one letter,
+		// and that most bytes lead to.
+		`{"type":"object","properties":{"flag":{"type":"string","pattern":"^alpha|beta|rc|stable$"}},"patternProperties":{"net_[a-z]+[0-9]+":{"type":"integer"}}}`,
 	} {
 		g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		require.NoError(t, err, schema)
@@ -149,6 +154,34 @@ func TestClassifyLongUnanchoredCount(t *testing.T) {
 		}
 		n = p.Next(n, 'a')
 	}
+}
+
+// TestClassifyUnanchoredAlternatives checks every wide node of a string
+// that must contain one of some words (an unanchored alternation) against
+// the reference. Every position takes every byte inside a string but the
+// closing quote, which those before a match refuse, and most bytes lead
+// back to the state with nothing matched: the closure keeps those bytes
+// (safe cuts the quote, not the way in), so only the tokens with a quote
+// or a backslash are walked, not the trie (about 220,000 steps).
+func TestClassifyUnanchoredAlternatives(t *testing.T) {
+	voc := indexVocab(vocabtest.Load(t, "llama3"))
+	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"flag":{"type":"string","pattern":"^alpha|beta|rc|stable$"}}}`), jsonschema.Options{})
+	require.NoError(t, err)
+	p, err := pda.Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	stride := WordsPerRow(voc.size)
+	st := pda.NewState(p)
+	checked := 0
+	for n := int32(0); n < int32(p.NumNodes()); n++ {
+		if !p.HasBytes(n) || !strings.HasPrefix(p.Rules[p.RuleOf(n)].Name, "properties-flag") || !isWide(p, voc, n) {
+			continue
+		}
+		checked++
+		x, work := classify(p, voc, n, st, stride)
+		assert.Less(t, work, 20_000, "node %d", n)
+		assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, fmt.Sprintf("node %d", n))
+	}
+	assert.Greater(t, checked, 5, "the pattern's positions")
 }
 
 // TestClassifyCountedUnanchored checks the positions of a string of

@@ -55,6 +55,9 @@ func (s *ASCII) Add(b byte) { s[b>>6&1] |= 1 << (b & 63) }
 // Remove takes b, which must be below 128, out of the set.
 func (s *ASCII) Remove(b byte) { s[b>>6&1] &^= 1 << (b & 63) }
 
+// Len returns the number of bytes in the set.
+func (s *ASCII) Len() int { return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) }
+
 // Union adds every byte of o to the set.
 func (s *ASCII) Union(o *ASCII) {
 	s[0] |= o[0]

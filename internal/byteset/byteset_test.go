@@ -86,12 +86,19 @@ func TestASCIIMatchesBoolArray(t *testing.T) {
 				other[c] = true
 			}
 			subset := true
+			n := 0
 			for c := range 256 {
 				w := c < 128 && want[c]
+				if w {
+					n++
+				}
 				if s.Has(byte(c)) != w {
 					t.Fatalf("Has(%d) = %v, want %v", c, s.Has(byte(c)), w)
 				}
 				subset = subset && (!w || other[c])
+			}
+			if s.Len() != n {
+				t.Fatalf("Len = %d, want %d", s.Len(), n)
 			}
 			if s.SubsetOf(&o) != subset {
 				t.Fatalf("SubsetOf = %v, want %v", s.SubsetOf(&o), subset)
