@@ -725,14 +725,14 @@ func (a *walkDFA) probe(s int32) {
 }
 
 // safeInfo is what keeps a walk alive from one state, for ever: every
-// string of the ASCII bytes ascii, and, when utf8 is set, of whole
-// multi-byte UTF-8 characters, leads through live states only: a loop's
-// own bytes, or, for the states of an unanchored pattern or a key that
-// must not be one of some names, the bytes all of them take.
+// string of the ASCII bytes ascii and of whole multi-byte UTF-8
+// characters of chars leads through live states only: a loop's own bytes,
+// or, for the states of an unanchored pattern or a key that must not be
+// one of some names, the bytes all of them take.
 type safeInfo struct {
 	done    bool
 	ascii   byteset.ASCII
-	utf8    bool    // but where the first state refuses them (see safe)
+	chars   charSet // but where the first state refuses them (see safe)
 	closure []int32 // the states the set keeps the walk in
 }
 
@@ -765,7 +765,7 @@ func (a *walkDFA) safe(s int32) *safeInfo {
 			ascii.Add(byte(b))
 		}
 	}
-	utf8OK := true
+	chars := allChars
 	startRefuses := false // s refuses characters, which the others take
 	info := safeInfo{done: true}
 	const byChar = 256 // entry: the state was first reached by a character
@@ -785,9 +785,9 @@ rounds:
 			// match refuse, and are reached by most bytes.
 			switch e := entry[k]; e {
 			case -1:
-				utf8OK = false // s itself refuses a character
+				chars = 0 // s itself refuses a character
 			case byChar:
-				utf8OK = false
+				chars = 0
 			default:
 				// Every byte of e's class leads there too: each would be
 				// cut in a round of its own.
@@ -819,7 +819,7 @@ rounds:
 		// grows too large, is found before any state is built inside a
 		// multi-byte character (a count's hundreds of positions each have
 		// their own).
-		for k, u := 0, 0; k < len(closure) || (utf8OK && u < len(closure)); {
+		for k, u := 0, 0; k < len(closure) || (chars != 0 && u < len(closure)); {
 			if k < len(closure) {
 				x := closure[k]
 				for b := range 128 {
@@ -848,9 +848,9 @@ rounds:
 				continue
 			}
 			x := closure[u]
-			var ok bool
-			a.set2, ok = a.utf8Ends(x, a.set2[:0])
-			if !ok && u == 0 && a.refusesLeads(s) {
+			var refused charSet
+			a.set2, refused = a.charsEnds(x, chars, a.set2[:0])
+			if refused != 0 && u == 0 && a.refusesLeads(s) {
 				// s refuses every character: that is no matter unless
 				// the closure comes back to s (the caller refuses the
 				// tokens that start with one, by their first byte).
@@ -858,8 +858,15 @@ rounds:
 				u++
 				continue
 			}
-			if !ok {
-				cut(u, false)
+			if refused != 0 {
+				// Where x takes some of the characters, the others go
+				// ("." refuses U+2028 and U+2029: lead byte E2); where
+				// none, the way into x.
+				if refused != chars {
+					chars &^= refused
+				} else {
+					cut(u, false)
+				}
 				continue rounds
 			}
 			for _, t := range a.set2 {
@@ -875,12 +882,12 @@ rounds:
 				break rounds
 			}
 		}
-		if startRefuses && utf8OK && a.reenters(closure, &ascii) {
-			utf8OK = false
+		if startRefuses && chars != 0 && a.reenters(closure, &ascii, chars) {
+			chars = 0
 			continue rounds
 		}
 		a.closure, a.entry, a.from = closure, entry, from
-		info.ascii, info.utf8 = ascii, utf8OK
+		info.ascii, info.chars = ascii, chars
 		info.closure = slices.Clone(closure)
 		break
 	}
@@ -911,9 +918,9 @@ func (a *walkDFA) refusesLeads(s int32) bool {
 	return true
 }
 
-// reenters reports whether some byte of ascii or some character leads a
-// state of closure back to its first state.
-func (a *walkDFA) reenters(closure []int32, ascii *byteset.ASCII) bool {
+// reenters reports whether some byte of ascii or some character of chars
+// leads a state of closure back to its first state.
+func (a *walkDFA) reenters(closure []int32, ascii *byteset.ASCII, chars charSet) bool {
 	s := closure[0]
 	for _, x := range closure {
 		for b := range 128 {
@@ -924,8 +931,8 @@ func (a *walkDFA) reenters(closure []int32, ascii *byteset.ASCII) bool {
 		if x == s {
 			continue
 		}
-		var ok bool
-		if a.set2, ok = a.utf8Ends(x, a.set2[:0]); ok && containsState(a.set2, s) {
+		var refused charSet
+		if a.set2, refused = a.charsEnds(x, chars, a.set2[:0]); refused == 0 && containsState(a.set2, s) {
 			return true
 		}
 	}
@@ -936,6 +943,46 @@ func (a *walkDFA) growSafes(s int32) {
 	for int(s) >= len(a.safes) {
 		a.safes = append(a.safes, safeInfo{})
 	}
+}
+
+// charsEnds appends to set the states that the multi-byte UTF-8
+// characters of cs lead to from x, and returns the lead bytes of cs some
+// character of which does not lead through live states (the states set
+// holds are then not all of them). Lead bytes of one class of x and one
+// utf8Seqs entry have one answer.
+func (a *walkDFA) charsEnds(x int32, cs charSet, set []int32) ([]int32, charSet) {
+	if cs == allChars {
+		if set, ok := a.utf8Ends(x, set); ok {
+			return set, 0
+		}
+	}
+	var refused charSet
+	prevRefused := false
+	for b := 0xC2; b <= 0xF4; b++ {
+		if cs&(1<<(b-0xC0)) == 0 {
+			continue
+		}
+		k := seqOf(byte(b))
+		if b > 0xC2 && cs&(1<<(b-1-0xC0)) != 0 && seqOf(byte(b-1)) == k && a.cls[int(x)<<8|b] == a.cls[int(x)<<8|(b-1)] {
+			// The same successor as the lead byte before: the same ends.
+			if prevRefused {
+				refused |= 1 << (b - 0xC0)
+			}
+			continue
+		}
+		t := a.next(x, byte(b))
+		prevRefused = t < 0 || !a.rangesEnds(t, utf8Seqs[k][1:])
+		if prevRefused {
+			refused |= 1 << (b - 0xC0)
+			continue
+		}
+		for _, u := range a.set {
+			if !containsState(set, u) {
+				set = append(set, u)
+			}
+		}
+	}
+	return set, refused
 }
 
 // utf8Ends appends to set the states that every multi-byte UTF-8 character

@@ -87,10 +87,7 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, 
 	}
 	if cost*maxWideWalk*4 > v.Len() { // not clearly good: the closure may do better
 		sf := a.safe(a.start)
-		closed := wideSet{ascii: sf.ascii, states: sf.closure, limit: -1}
-		if sf.utf8 {
-			closed.chars = allChars
-		}
+		closed := wideSet{ascii: sf.ascii, chars: sf.chars, states: sf.closure, limit: -1}
 		if a.plan(v, &closed) && closed.cost < cost {
 			best, cost = &closed, closed.cost
 		}
