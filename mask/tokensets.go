@@ -2,6 +2,7 @@ package mask
 
 import (
 	"sync"
+	"unicode/utf8"
 
 	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/tokenizer/toktrie"
@@ -29,7 +30,16 @@ type tokenSets struct {
 	long  map[int]*tokenSet
 	band  map[[2]int]*tokenSet
 	start map[byteset.Set]*tokenSet
+	after map[afterKey]*tokenSet // containingAfter's lists
+	clear map[afterKey]*tokenSet // withoutAfter's rows
 	bytes int
+}
+
+// afterKey names a set of the tokens that start with one ASCII byte by
+// their bytes after it.
+type afterKey struct {
+	first byte
+	key   byteKey
 }
 
 // tokenSet is one set, as sorted positions or as a bitmask row of ids.
@@ -62,6 +72,52 @@ func (l *tokenSets) without(v *vocabIndex, k byteKey) ([]uint32, bool) {
 		return nil, false
 	}
 	return x.row, true
+}
+
+// containingAfter returns the sorted positions of the tokens that start
+// with b, which is ASCII, and are in k but for their first byte: they have
+// a byte of k after it, or, with k.wholeUTF8, are not whole UTF-8.
+func (l *tokenSets) containingAfter(v *vocabIndex, b byte, k byteKey) ([]int32, bool) {
+	x, ok := getSet(l, &l.after, afterKey{b, k}, func(x *tokenSet) {
+		for p := v.FirstByteStart(int(b)); p < v.FirstByteStart(int(b)+1); p++ {
+			if inAfterFirst(v.Token(p), &k) {
+				x.pos = append(x.pos, int32(p))
+			}
+		}
+	})
+	if !ok {
+		return nil, false
+	}
+	return x.pos, true
+}
+
+// withoutAfter returns the row of the tokens that start with b, which is
+// ASCII, and are not in k but for their first byte (see containingAfter).
+func (l *tokenSets) withoutAfter(v *vocabIndex, b byte, k byteKey) ([]uint32, bool) {
+	x, ok := getSet(l, &l.clear, afterKey{b, k}, func(x *tokenSet) {
+		x.row = make([]uint32, len(v.perTrie.all))
+		ids := v.IDs()
+		for p := v.FirstByteStart(int(b)); p < v.FirstByteStart(int(b)+1); p++ {
+			if id := ids[p]; !inAfterFirst(v.Token(p), &k) {
+				x.row[id>>5] |= 1 << (uint32(id) & 31)
+			}
+		}
+	})
+	if !ok {
+		return nil, false
+	}
+	return x.row, true
+}
+
+// inAfterFirst reports whether tok, past its first byte, is in k.
+func inAfterFirst(tok []byte, k *byteKey) bool {
+	rest := tok[1:]
+	for _, c := range rest {
+		if k.bytes.Has(c) {
+			return true
+		}
+	}
+	return k.wholeUTF8 && !utf8.Valid(rest)
 }
 
 // atMost returns the row of the trie's tokens of at most n characters.
@@ -166,5 +222,5 @@ func (l *tokenSets) sizeBytes() int {
 func (l *tokenSets) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lists, l.clean, l.short, l.long, l.band, l.start, l.bytes = nil, nil, nil, nil, nil, nil, 0
+	l.lists, l.clean, l.short, l.long, l.band, l.start, l.after, l.clear, l.bytes = nil, nil, nil, nil, nil, nil, nil, nil, 0
 }

@@ -46,6 +46,7 @@ type walkDFA struct {
 	layerBudget int        // the configurations layerSet and layersDie may reach
 	merged      []int32    // scratch for merge
 	walkList    []int32    // scratch for classifyThrough
+	apart       [][]uint32 // classifyThrough's rows of tokens taken apart (apartRun)
 	ends        []charEnds // per state, once asked for (see utf8Ends)
 	endStates   []int32
 	entry       []int16  // scratch for safe

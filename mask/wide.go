@@ -199,11 +199,21 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeI
 	if !ok {
 		return nil, false
 	}
-	// The positions of one first byte are a run of the trie.
+	// The positions of one first byte are a run of the trie. A run of many
+	// tokens whose first byte leaves the set may be taken apart (see
+	// apartRun): its tokens are then walked by what follows that byte.
 	walk := a.walkList[:0]
+	a.apart = a.apart[:0]
 	for b := range 256 {
 		if !first.Has(byte(b)) || v.FirstByteCount(byte(b)) == 0 {
 			continue
+		}
+		if b < 0x80 && !w.ascii.Has(byte(b)) && w.limit < 0 && !w.walkLong && v.FirstByteCount(byte(b))*minApartShare > v.Len() {
+			if list, row, ok := a.apartRun(v, byte(b)); ok {
+				walk = append(walk, list...)
+				a.apart = append(a.apart, row)
+				continue
+			}
 		}
 		lo, _ := slices.BinarySearch(all, int32(v.FirstByteStart(b)))
 		hi, _ := slices.BinarySearch(all, int32(v.FirstByteStart(b+1)))
@@ -247,6 +257,11 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeI
 		}
 		for i, s := range short {
 			a.acc[i] &= s
+		}
+	}
+	for _, row := range a.apart {
+		for i, s := range row {
+			a.acc[i] |= s
 		}
 	}
 	a.acc = growTo(a.acc, stride)
@@ -294,6 +309,46 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeI
 	}
 	a.work += len(a.exits)
 	return newNodeIndex(v, a.acc, nil, count, a.exits, nil, stride), true
+}
+
+// minApartShare: classifyThrough takes apart the tokens of a first byte
+// that leaves its set where they are more than 1/minApartShare of the
+// vocabulary (a space, which starts about 40% of Llama-3's tokens).
+const minApartShare = 64
+
+// apartRun classifies by their bytes after the first the tokens that start
+// with b, an ASCII byte that the walk's start takes into a state outside
+// its set: between two words of "^\\S+( \\S+)?$" a space leads to the next
+// word, whose characters are every byte but a space or a quote. It returns
+// the positions of those to walk (with a byte the set of the state after b
+// walks: see plan) and the row of those taken whole (only bytes of that
+// set after b), where that set is one plan keeps; the others die in its
+// closure, refused.
+func (a *walkDFA) apartRun(v *vocabIndex, b byte) ([]int32, []uint32, bool) {
+	t := a.next(a.start, b)
+	if t < 0 {
+		return nil, nil, false
+	}
+	sf := a.safe(t)
+	w := wideSet{ascii: sf.ascii, chars: sf.chars, states: sf.closure, limit: -1}
+	if a.refusesLeads(t) {
+		// safe's characters are those the states after t take: here the
+		// second byte of a token, which t refuses them as.
+		w.chars = 0
+	}
+	if len(w.states) == 0 || !a.plan(v, &w) {
+		return nil, nil, false
+	}
+	sets := &v.perTrie.sets
+	list, ok := sets.containingAfter(v, b, w.walked)
+	if !ok {
+		return nil, nil, false
+	}
+	row, ok := sets.withoutAfter(v, b, w.dirty)
+	if !ok {
+		return nil, nil, false
+	}
+	return list, row, true
 }
 
 // takesFirst reports whether the start takes, as a first byte, every byte
