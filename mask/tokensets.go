@@ -2,7 +2,6 @@ package mask
 
 import (
 	"sync"
-	"unicode/utf8"
 
 	"github.com/reinlm/rein/internal/byteset"
 	"github.com/reinlm/rein/tokenizer/toktrie"
@@ -80,7 +79,7 @@ func (l *tokenSets) without(v *vocabIndex, k byteKey) ([]uint32, bool) {
 func (l *tokenSets) containingAfter(v *vocabIndex, b byte, k byteKey) ([]int32, bool) {
 	x, ok := getSet(l, &l.after, afterKey{b, k}, func(x *tokenSet) {
 		for p := v.FirstByteStart(int(b)); p < v.FirstByteStart(int(b)+1); p++ {
-			if inAfterFirst(v.Token(p), &k) {
+			if v.Trie.ContainsAfterFirst(p, &k.bytes, k.wholeUTF8) {
 				x.pos = append(x.pos, int32(p))
 			}
 		}
@@ -98,7 +97,7 @@ func (l *tokenSets) withoutAfter(v *vocabIndex, b byte, k byteKey) ([]uint32, bo
 		x.row = make([]uint32, len(v.perTrie.all))
 		ids := v.IDs()
 		for p := v.FirstByteStart(int(b)); p < v.FirstByteStart(int(b)+1); p++ {
-			if id := ids[p]; !inAfterFirst(v.Token(p), &k) {
+			if id := ids[p]; !v.Trie.ContainsAfterFirst(p, &k.bytes, k.wholeUTF8) {
 				x.row[id>>5] |= 1 << (uint32(id) & 31)
 			}
 		}
@@ -107,17 +106,6 @@ func (l *tokenSets) withoutAfter(v *vocabIndex, b byte, k byteKey) ([]uint32, bo
 		return nil, false
 	}
 	return x.row, true
-}
-
-// inAfterFirst reports whether tok, past its first byte, is in k.
-func inAfterFirst(tok []byte, k *byteKey) bool {
-	rest := tok[1:]
-	for _, c := range rest {
-		if k.bytes.Has(c) {
-			return true
-		}
-	}
-	return k.wholeUTF8 && !utf8.Valid(rest)
 }
 
 // atMost returns the row of the trie's tokens of at most n characters.

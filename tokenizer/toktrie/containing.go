@@ -1,6 +1,7 @@
 package toktrie
 
 import (
+	"bytes"
 	"iter"
 	"math"
 	"sync"
@@ -121,6 +122,26 @@ func (t *Trie) ClearContaining(row []uint32, set *byteset.Set, wholeUTF8 bool) {
 			row[id>>5] &^= 1 << (uint32(id) & 31)
 		}
 	}
+}
+
+// ContainsAfterFirst reports whether the token at position i, whose first
+// byte must be ASCII, is one Containing would list but for that byte: it
+// has a byte of set after its first, or, when wholeUTF8 is true, is not
+// whole, valid UTF-8. It reads the token's summary, and the token's bytes
+// only where the summary cannot tell: its first byte is in set, or it has
+// bytes from 128 up and set does too.
+func (t *Trie) ContainsAfterFirst(i int, set *byteset.Set, wholeUTF8 bool) bool {
+	sums := t.summaries()
+	x := &sums[i]
+	tok := t.all.at(i)
+	first := tok[0]
+	ascii := x.ascii
+	ascii.Remove(first)
+	if ascii[0]&set[0]|ascii[1]&set[1] != 0 ||
+		x.nonASCII && (wholeUTF8 && !x.valid || set[2]|set[3] != 0 && t.hasHigh(i, set)) {
+		return true
+	}
+	return set.Has(first) && bytes.IndexByte(tok[1:], first) >= 0
 }
 
 // contains reports whether the token at position i is one Containing lists.

@@ -11,7 +11,7 @@ import (
 	"github.com/reinlm/rein/internal/vocabtest"
 )
 
-// TestContaining checks Containing, WithByte, WithByteInside and
+// TestContaining checks Containing, ContainsAfterFirst, WithByte, WithByteInside and
 // AtMostChars/MoreChars/BetweenChars/CountChars against plain loops over every token's bytes, on
 // GPT-2 and on Qwen3 (multi-byte characters, and tokens that split them).
 func TestContaining(t *testing.T) {
@@ -39,6 +39,12 @@ func TestContaining(t *testing.T) {
 						tok := tr.Token(i)
 						if slices.ContainsFunc(tok, in) || whole && !utf8.Valid(tok) {
 							want = append(want, int32(i))
+						}
+						if tok[0] < utf8.RuneSelf {
+							after := slices.ContainsFunc(tok[1:], in) || whole && !utf8.Valid(tok[1:])
+							if tr.ContainsAfterFirst(i, &set, whole) != after {
+								t.Fatalf("ContainsAfterFirst(%q) in %s, whole UTF-8 %v: %v", tok, sname, whole, !after)
+							}
 						}
 					}
 					assert.Equal(t, want, tr.Containing(&set, whole), "%s, whole UTF-8 %v", sname, whole)
