@@ -42,19 +42,10 @@ func Determinize(n *NFA, start int, finals []int, maxStates int) (*DFA, error) {
 // wrapping ctx.Err(). It looks at ctx every few thousand steps of the
 // construction, so it returns within about a millisecond of the end.
 func DeterminizeContext(ctx context.Context, n *NFA, start int, finals []int, maxStates int) (*DFA, error) {
-	if err := checkStates(n, start, finals); err != nil {
+	b, err := newBuilder(ctx, n, start, finals, maxStates)
+	if err != nil {
 		return nil, err
 	}
-	if maxStates <= 0 {
-		maxStates = DefaultMaxStates
-	}
-	stop := newStopper(ctx)
-	if err := stop.check(); err != nil {
-		return nil, err
-	}
-	b := builderPool.Get().(*subsetBuilder)
-	b.init(n, finals, maxStates)
-	b.stop = stop
 	d, err := b.run(int32(start))
 	b.release()
 	return d, err
@@ -66,23 +57,14 @@ func DeterminizeContext(ctx context.Context, n *NFA, start int, finals []int, ma
 // the allocations of a table grown state by state. A pushdown automaton
 // compiles one such DFA per grammar rule.
 func MinimalDFAContext(ctx context.Context, n *NFA, start int, finals []int, maxStates int) (*DFA, error) {
-	if err := checkStates(n, start, finals); err != nil {
+	b, err := newBuilder(ctx, n, start, finals, maxStates)
+	if err != nil {
 		return nil, err
 	}
-	if maxStates <= 0 {
-		maxStates = DefaultMaxStates
-	}
-	stop := newStopper(ctx)
-	if err := stop.check(); err != nil {
-		return nil, err
-	}
-	b := builderPool.Get().(*subsetBuilder)
-	b.init(n, finals, maxStates)
 	d := b.dfa
 	d.Final, d.Trans, d.Calls = b.scratchFinal[:0], b.scratchTrans[:0], b.scratchCalls[:0]
 	b.callData = b.scratchCallData[:0]
-	b.stop = stop
-	d, err := b.run(int32(start))
+	d, err = b.run(int32(start))
 	var m *DFA
 	if err == nil {
 		m, err = d.MinimizeContext(ctx)
@@ -96,17 +78,28 @@ func MinimalDFAContext(ctx context.Context, n *NFA, start int, finals []int, max
 	return m, err
 }
 
-// checkStates reports a start or final state out of n's range.
-func checkStates(n *NFA, start int, finals []int) error {
+// newBuilder checks the arguments of a construction from n and returns a
+// pooled builder loaded with n, ready to run from start under ctx.
+func newBuilder(ctx context.Context, n *NFA, start int, finals []int, maxStates int) (*subsetBuilder, error) {
 	if start < 0 || start >= n.states {
-		return fmt.Errorf("fsm: start state %d out of range [0,%d)", start, n.states)
+		return nil, fmt.Errorf("fsm: start state %d out of range [0,%d)", start, n.states)
 	}
 	for _, f := range finals {
 		if f < 0 || f >= n.states {
-			return fmt.Errorf("fsm: final state %d out of range [0,%d)", f, n.states)
+			return nil, fmt.Errorf("fsm: final state %d out of range [0,%d)", f, n.states)
 		}
 	}
-	return nil
+	if maxStates <= 0 {
+		maxStates = DefaultMaxStates
+	}
+	stop := newStopper(ctx)
+	if err := stop.check(); err != nil {
+		return nil, err
+	}
+	b := builderPool.Get().(*subsetBuilder)
+	b.init(n, finals, maxStates)
+	b.stop = stop
+	return b, nil
 }
 
 // release returns b to builderPool unless it grew too large to keep.
