@@ -788,7 +788,28 @@ rounds:
 			case -1:
 				chars = 0 // s itself refuses a character
 			case byChar:
-				chars = 0
+				// The lead bytes of the characters that lead there, or, where
+				// it refuses a byte or two (a quote), those.
+				x, p := closure[k], closure[from[k]]
+				var refused byteset.ASCII
+				if refusesByte {
+					for b := range byte(128) {
+						if ascii.Has(b) && a.next(x, b) < 0 {
+							refused.Add(b)
+						}
+					}
+				}
+				if refusesByte && refused.Len() <= 2 {
+					for b := range byte(128) {
+						if refused.Has(b) {
+							ascii.Remove(b)
+						}
+					}
+				} else if into := a.charsInto(p, x, chars); into != 0 {
+					chars &^= into
+				} else {
+					chars = 0
+				}
 			default:
 				// Every byte of e's class leads there too: each would be
 				// cut in a round of its own.
@@ -984,6 +1005,25 @@ func (a *walkDFA) charsEnds(x int32, cs charSet, set []int32) ([]int32, charSet)
 		}
 	}
 	return set, refused
+}
+
+// charsInto returns the lead bytes of cs some character of which leads s
+// to x, or may (one that dies on the way).
+func (a *walkDFA) charsInto(s, x int32, cs charSet) charSet {
+	var into charSet
+	for b := 0xC2; b <= 0xF4; b++ {
+		if cs&(1<<(b-0xC0)) == 0 {
+			continue
+		}
+		t := a.next(s, byte(b))
+		if t < 0 {
+			continue
+		}
+		if !a.rangesEnds(t, utf8Seqs[seqOf(byte(b))][1:]) || containsState(a.set, x) {
+			into |= 1 << (b - 0xC0)
+		}
+	}
+	return into
 }
 
 // utf8Ends appends to set the states that every multi-byte UTF-8 character

@@ -49,7 +49,8 @@ func wideGrammars(t *testing.T) map[string]*grammar.Grammar {
 		// words: states that refuse the closing quote, or one letter,
 		// and that most bytes lead to.
 		`{"type":"object","properties":{"flag":{"type":"string","pattern":"^alpha|beta|rc|stable$"}},"patternProperties":{"net_[a-z]+[0-9]+":{"type":"integer"}}}`,
-		`{"type":"object","properties":{"path":{"type":"string","pattern":"^file:.+\\\\.km[lz]$"},"words":{"type":"string","pattern":"^[\\\\S]+(\\\\s[\\\\S]+)?$"}}}`,
+		`{"type":"object","properties":{"path":{"type":"string","pattern":"^file:.+\\.km[lz]$"},"words":{"type":"string","pattern":"^[\\S]+(\\s[\\S]+)?$"}}}`,
+		`{"type":"string","pattern":"^(\\s*|((\\s*[^,:&\\s]+\\s*:[^,:&]*)(,\\s*[^,:&\\s]+\\s*:[^,:&]*)*))$"}`,
 	} {
 		g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		require.NoError(t, err, schema)
@@ -170,10 +171,14 @@ func TestClassifyLongUnanchoredCount(t *testing.T) {
 //     backslash are walked;
 //   - two words: inside the first, a space leads to the second, and
 //     about half of the vocabulary starts with one; classifyThrough takes
-//     those tokens by their bytes after the space (apartRun).
+//     those tokens by their bytes after the space (apartRun);
+//   - "key: value" pairs: inside a key, a white space character leads to
+//     the space before the colon, which refuses letters; safe cuts the
+//     lead bytes of those characters (C2, E1-E3, EF), not every one.
 func TestClassifyUnanchoredPatterns(t *testing.T) {
 	voc := indexVocab(vocabtest.Load(t, "llama3"))
-	for _, pattern := range []string{`^alpha|beta|rc|stable$`, `^file:.+\\.km[lz]$`, `^[\\S]+(\\s[\\S]+)?$`} {
+	for _, pattern := range []string{`^alpha|beta|rc|stable$`, `^file:.+\\.km[lz]$`, `^[\\S]+(\\s[\\S]+)?$`,
+		`^(\\s*|((\\s*[^,:&\\s]+\\s*:[^,:&]*)(,\\s*[^,:&\\s]+\\s*:[^,:&]*)*))$`} {
 		g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"flag":{"type":"string","pattern":"`+pattern+`"}}}`), jsonschema.Options{})
 		require.NoError(t, err)
 		p, err := pda.Compile(g, grammar.Limits{})
