@@ -47,6 +47,7 @@ type walkDFA struct {
 	merged      []int32    // scratch for merge
 	walkList    []int32    // scratch for classifyThrough
 	apart       [][]uint32 // classifyThrough's rows of tokens taken apart (apartRun)
+	apartList   []int32    // scratch for secondBytes
 	ends        []charEnds // per state, once asked for (see utf8Ends)
 	endStates   []int32
 	entry       []int16  // scratch for safe

@@ -329,6 +329,11 @@ func (a *walkDFA) apartRun(v *vocabIndex, b byte) ([]int32, []uint32, bool) {
 	if t < 0 {
 		return nil, nil, false
 	}
+	if !a.canEnd[t] {
+		if list, ok := a.secondBytes(v, b, t); ok {
+			return list, nil, true
+		}
+	}
 	sf := a.safe(t)
 	w := wideSet{ascii: sf.ascii, chars: sf.chars, states: sf.closure, limit: -1}
 	if a.refusesLeads(t) {
@@ -349,6 +354,44 @@ func (a *walkDFA) apartRun(v *vocabIndex, b byte) ([]int32, []uint32, bool) {
 		return nil, nil, false
 	}
 	return list, row, true
+}
+
+// secondBytes lists, for apartRun, the tokens starting with b to walk
+// where the state t that b leads to takes few bytes and the rule may not
+// end there: b alone, and those whose second byte t takes; every other
+// dies at its second byte, refused (" gov" after ".", which any
+// character matches, in an unanchored ".gov.uk"). It reports false where
+// those are more than 1/minApartShare of the vocabulary.
+func (a *walkDFA) secondBytes(v *vocabIndex, b byte, t int32) ([]int32, bool) {
+	var takes byteset.Set
+	for c := range 256 {
+		if a.next(t, byte(c)) >= 0 {
+			takes.Add(byte(c))
+		}
+	}
+	list := a.apartList[:0]
+	lo, hi := v.FirstByteStart(int(b)), v.FirstByteStart(int(b)+1)
+	for i := lo; i < hi; {
+		tok := v.Token(i)
+		if len(tok) == 1 {
+			list = append(list, int32(i))
+			i++
+			continue
+		}
+		end := v.End(v.Node(i, 2))
+		if takes.Has(tok[1]) {
+			for p := i; p < end; p++ {
+				list = append(list, int32(p))
+			}
+			if len(list)*minApartShare > v.Len() {
+				a.apartList = list
+				return nil, false
+			}
+		}
+		i = end
+	}
+	a.apartList = list
+	return slices.Clip(list), true
 }
 
 // takesFirst reports whether the start takes, as a first byte, every byte

@@ -51,6 +51,7 @@ func wideGrammars(t *testing.T) map[string]*grammar.Grammar {
 		`{"type":"object","properties":{"flag":{"type":"string","pattern":"^alpha|beta|rc|stable$"}},"patternProperties":{"net_[a-z]+[0-9]+":{"type":"integer"}}}`,
 		`{"type":"object","properties":{"path":{"type":"string","pattern":"^file:.+\\.km[lz]$"},"words":{"type":"string","pattern":"^[\\S]+(\\s[\\S]+)?$"}}}`,
 		`{"type":"string","pattern":"^(\\s*|((\\s*[^,:&\\s]+\\s*:[^,:&]*)(,\\s*[^,:&\\s]+\\s*:[^,:&]*)*))$"}`,
+		`{"type":"string","pattern":"^[^@^\\s]+@[^@^\\.^\\s]+(\\.[^@^\\.^\\s]*)*.gov.uk"}`,
 	} {
 		g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 		require.NoError(t, err, schema)
@@ -174,11 +175,15 @@ func TestClassifyLongUnanchoredCount(t *testing.T) {
 //     those tokens by their bytes after the space (apartRun);
 //   - "key: value" pairs: inside a key, a white space character leads to
 //     the space before the colon, which refuses letters; safe cuts the
-//     lead bytes of those characters (C2, E1-E3, EF), not every one.
+//     lead bytes of those characters (C2, E1-E3, EF), not every one;
+//   - an address ending in ".gov.uk", unanchored, whose "." is any
+//     character: a space leads to a state that takes only "g", so only
+//     the tokens " g..." are walked of those that start with a space.
 func TestClassifyUnanchoredPatterns(t *testing.T) {
 	voc := indexVocab(vocabtest.Load(t, "llama3"))
 	for _, pattern := range []string{`^alpha|beta|rc|stable$`, `^file:.+\\.km[lz]$`, `^[\\S]+(\\s[\\S]+)?$`,
-		`^(\\s*|((\\s*[^,:&\\s]+\\s*:[^,:&]*)(,\\s*[^,:&\\s]+\\s*:[^,:&]*)*))$`} {
+		`^(\\s*|((\\s*[^,:&\\s]+\\s*:[^,:&]*)(,\\s*[^,:&\\s]+\\s*:[^,:&]*)*))$`,
+		`^[^@^\\s]+@[^@^\\.^\\s]+(\\.[^@^\\.^\\s]*)*.gov.uk`} {
 		g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"flag":{"type":"string","pattern":"`+pattern+`"}}}`), jsonschema.Options{})
 		require.NoError(t, err)
 		p, err := pda.Compile(g, grammar.Limits{})
