@@ -318,7 +318,7 @@ const minApartShare = 64
 
 // apartRun classifies by their bytes after the first the tokens that start
 // with b, an ASCII byte that the walk's start takes into a state outside
-// its set: between two words of "^\\S+( \\S+)?$" a space leads to the next
+// its set: between two words of "^\S+( \S+)?$" a space leads to the next
 // word, whose characters are every byte but a space or a quote. It returns
 // the positions of those to walk (with a byte the set of the state after b
 // walks: see plan) and the row of those taken whole (only bytes of that
