@@ -785,56 +785,39 @@ rounds:
 			// those bytes: the states of an unanchored pattern all take
 			// every byte but the closing quote, which the ones before a
 			// match refuse, and are reached by most bytes.
-			switch e := entry[k]; e {
-			case -1:
+			e := entry[k]
+			if e == -1 {
 				chars = 0 // s itself refuses a character
-			case byChar:
-				// The lead bytes of the characters that lead there, or, where
-				// it refuses a byte or two (a quote), those.
-				x, p := closure[k], closure[from[k]]
-				var refused byteset.ASCII
-				if refusesByte {
-					for b := range byte(128) {
-						if ascii.Has(b) && a.next(x, b) < 0 {
-							refused.Add(b)
-						}
-					}
+				a.closure, a.entry, a.from = closure, entry, from
+				return
+			}
+			x, p := closure[k], closure[from[k]]
+			var into, refused byteset.ASCII
+			for b := range byte(128) {
+				if !ascii.Has(b) {
+					continue
 				}
-				if refusesByte && refused.Len() <= 2 {
-					for b := range byte(128) {
-						if refused.Has(b) {
-							ascii.Remove(b)
-						}
-					}
-				} else if into := a.charsInto(p, x, chars); into != 0 {
-					chars &^= into
+				if e != byChar && a.next(p, b) == x {
+					into.Add(b) // every byte of e's class leads there too
+				}
+				if refusesByte && a.next(x, b) < 0 {
+					refused.Add(b)
+				}
+			}
+			switch {
+			case e == byChar && refusesByte && refused.Len() <= 2:
+				ascii.Subtract(&refused) // a quote, say
+			case e == byChar:
+				// The lead bytes of the characters that lead there.
+				if in := a.charsInto(p, x, chars); in != 0 {
+					chars &^= in
 				} else {
 					chars = 0
 				}
+			case refusesByte && refused.Len() < into.Len():
+				ascii.Subtract(&refused)
 			default:
-				// Every byte of e's class leads there too: each would be
-				// cut in a round of its own.
-				x, p := closure[k], closure[from[k]]
-				var into, refused byteset.ASCII
-				for b := range byte(128) {
-					if !ascii.Has(b) {
-						continue
-					}
-					if a.next(p, b) == x {
-						into.Add(b)
-					}
-					if refusesByte && a.next(x, b) < 0 {
-						refused.Add(b)
-					}
-				}
-				if refusesByte && refused.Len() < into.Len() {
-					into = refused
-				}
-				for b := range byte(128) {
-					if into.Has(b) {
-						ascii.Remove(b)
-					}
-				}
+				ascii.Subtract(&into)
 			}
 			a.closure, a.entry, a.from = closure, entry, from
 		}

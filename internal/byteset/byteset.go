@@ -64,5 +64,11 @@ func (s *ASCII) Union(o *ASCII) {
 	s[1] |= o[1]
 }
 
+// Subtract takes every byte of o out of the set.
+func (s *ASCII) Subtract(o *ASCII) {
+	s[0] &^= o[0]
+	s[1] &^= o[1]
+}
+
 // SubsetOf reports whether every byte of the set is in o.
 func (s *ASCII) SubsetOf(o *ASCII) bool { return s[0]&^o[0]|s[1]&^o[1] == 0 }

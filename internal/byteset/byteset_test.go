@@ -119,6 +119,13 @@ func TestASCIIMatchesBoolArray(t *testing.T) {
 					t.Fatalf("Remove: Has(%d) = %v", c, d.Has(byte(c)))
 				}
 			}
+			sub := s
+			sub.Subtract(&o)
+			for c := range 128 {
+				if sub.Has(byte(c)) != (want[c] && !other[c]) {
+					t.Fatalf("Subtract: Has(%d) = %v", c, sub.Has(byte(c)))
+				}
+			}
 		})
 	}
 }
