@@ -254,7 +254,7 @@ func (c *Compiled) classifyNode(n int32, warm, walk bool) *nodeIndex {
 		}
 		if !ok && !walk {
 			a := takeWalk(c.prog, n)
-			x, ok = a.classifyWide(c.voc, n, c.stride)
+			x, ok = a.classifyWide(c.voc, n, c.stride, true)
 			work = a.work
 			putWalk(c.prog, a)
 			if !ok {

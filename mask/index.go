@@ -217,7 +217,7 @@ func radixExits(exits []exitEntry, keys []uint64, tmpE []exitEntry, tmpK []uint6
 // what classification costs on the decode path are exact).
 func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int) (*nodeIndex, int) {
 	a := takeWalk(p, n)
-	x, ok := a.classifyWide(v, n, stride)
+	x, ok := a.classifyWide(v, n, stride, false)
 	work := a.work
 	if !ok {
 		x, ok = a.classify(v, n, stride)

@@ -179,7 +179,7 @@ func (c *Compiled) classifyUnion(nodes []int32) *unionIndex {
 	if !a.beginTops(tops, false) {
 		return nil
 	}
-	x, ok := a.classifyWide(c.voc, nodes[0], c.stride)
+	x, ok := a.classifyWide(c.voc, nodes[0], c.stride, false)
 	work := a.work
 	if !ok {
 		x, ok = a.classify(c.voc, nodes[0], c.stride)

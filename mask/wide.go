@@ -57,8 +57,11 @@ const maxWideWalk = 8
 // that leaves too many tokens to walk, in its closure (safe): a key that
 // must not be one of some names loops, once off them, on bytes that leave
 // out the names' first letters, while its closure, which takes the names'
-// states in, keeps every byte but the quote and the backslash.
-func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, bool) {
+// states in, keeps every byte but the quote and the backslash. With cheap,
+// it walks only where a set is clearly good (a few thousand tokens), as
+// for a node that a union of nodes would otherwise classify (union.go):
+// one walk for them all costs less than two middling ones.
+func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int, cheap bool) (*nodeIndex, bool) {
 	a.work = 0 // a kept walk holds its last classification's
 	if !startsWide(v, &a.first) {
 		return nil, false
@@ -85,22 +88,28 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int) (*nodeIndex, 
 	if a.plan(v, &chained) {
 		best, cost = &chained, chained.cost
 	}
-	if cost*maxWideWalk*4 > v.Len() { // not clearly good: the closure may do better
+	if !clearlyGood(v, cost) { // the closure may do better
 		sf := a.safe(a.start)
 		closed := wideSet{ascii: sf.ascii, chars: sf.chars, states: sf.closure, limit: -1}
 		if a.plan(v, &closed) && closed.cost < cost {
 			best, cost = &closed, closed.cost
 		}
 	}
-	if cost*maxWideWalk*4 > v.Len() { // not clearly good: the layers may do better
+	if !clearlyGood(v, cost) { // the layers may do better
 		if layered, ok := a.layerSet(a.start); ok && a.plan(v, &layered) && layered.cost < cost {
 			best = &layered
 		}
 	}
-	if best == nil {
+	if best == nil || cheap && !clearlyGood(v, best.cost) {
 		return nil, false
 	}
 	return a.classifyThrough(v, best, stride)
+}
+
+// clearlyGood reports whether a set that walks about cost tokens is
+// clearly good: no other set is tried, and a cheap classification takes it.
+func clearlyGood(v *vocabIndex, cost int) bool {
+	return cost*maxWideWalk*4 <= v.Len()
 }
 
 // plan fills in w's dirty and walked bytes and estimates the tokens it
@@ -127,6 +136,9 @@ func (a *walkDFA) plan(v *vocabIndex, w *wideSet) bool {
 			w.walked.bytes.Add(byte(b))
 			w.cost += v.WithByteInside(byte(b))
 			most = max(most, v.WithByteInside(byte(b)))
+			if a.first.Has(byte(b)) && !a.mayTakeApart(v, w, byte(b)) {
+				w.cost += v.FirstByteCount(byte(b)) // every token it starts
+			}
 		}
 	}
 	// The walk takes every token with a walked byte after its first, but
@@ -208,7 +220,7 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeI
 		if !first.Has(byte(b)) || v.FirstByteCount(byte(b)) == 0 {
 			continue
 		}
-		if b < 0x80 && !w.ascii.Has(byte(b)) && w.limit < 0 && !w.walkLong && v.FirstByteCount(byte(b))*minApartShare > v.Len() {
+		if a.mayTakeApart(v, w, byte(b)) {
 			if list, row, ok := a.apartRun(v, byte(b)); ok {
 				walk = append(walk, list...)
 				a.apart = append(a.apart, row)
@@ -316,6 +328,12 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeI
 // vocabulary (a space, which starts about 40% of Llama-3's tokens).
 const minApartShare = 64
 
+// mayTakeApart reports whether classifyThrough tries to take apart the
+// tokens that start with b (see apartRun).
+func (a *walkDFA) mayTakeApart(v *vocabIndex, w *wideSet, b byte) bool {
+	return b < 0x80 && !w.ascii.Has(b) && w.limit < 0 && !w.walkLong && v.FirstByteCount(b)*minApartShare > v.Len()
+}
+
 // apartRun classifies by their bytes after the first the tokens that start
 // with b, an ASCII byte that the walk's start takes into a state outside
 // its set: between two words of "^\S+( \S+)?$" a space leads to the next
@@ -409,10 +427,11 @@ func (a *walkDFA) takesFirst(first *byteset.Set, w *wideSet) bool {
 // maxLayer bounds the states of one of layerSet's layers, and
 // maxLayerStates the configurations it may add to the walk (those in the
 // middle of a multi-byte character too): where the positions split into
-// more, the trie walk does better.
+// more, the trie walk does better. A layer costs a step per byte class of
+// each of its states (stepASCII), not one per byte.
 const (
-	maxLayer       = 8
-	maxLayerStates = 256
+	maxLayer       = 64
+	maxLayerStates = 2048
 )
 
 // layerSet follows from state s the layers of states that the same bytes
@@ -481,22 +500,12 @@ func (a *walkDFA) layerSet(s int32) (wideSet, bool) {
 		next := a.nextLayer[:0]
 		good := true
 		for _, x := range layer {
-			for b := range 128 {
-				if !ascii.Has(byte(b)) {
-					continue
-				}
-				t := a.next(x, byte(b))
-				if t == stateFull {
-					return wideSet{}, false
-				}
-				if t < 0 {
-					good = false
-					break
-				}
-				if !containsState(next, t) {
-					next = append(next, t)
-				}
+			var refused, full bool
+			next, refused, full = a.stepASCII(x, &ascii, next)
+			if full {
+				return wideSet{}, false
 			}
+			good = !refused
 			if good && w.chars != 0 {
 				var ok bool
 				if next, ok = a.utf8Ends(x, next); !ok {
@@ -509,6 +518,9 @@ func (a *walkDFA) layerSet(s int32) (wideSet, bool) {
 			}
 			if !good || a.numStates() > a.layerBudget {
 				good = false
+				break
+			}
+			if len(next) > maxLayer {
 				break
 			}
 		}
@@ -526,14 +538,12 @@ func (a *walkDFA) layerSet(s int32) (wideSet, bool) {
 			w.walkLong = false // the same layer for ever: any number of characters
 			break
 		}
-		for _, t := range next {
-			if !containsState(w.states, t) {
-				w.states = append(w.states, t)
-			}
-		}
+		w.states = append(w.states, next...)
 		layer, a.nextLayer = append(a.layer[:0], next...), next
 		a.layer = layer
 	}
+	slices.Sort(w.states)
+	w.states = slices.Compact(w.states) // a state may be in several layers
 	return w, true
 }
 
@@ -559,17 +569,9 @@ func (a *walkDFA) layersDie(w *wideSet, layer []int32, depth int) int {
 			if a.canEnd[x] {
 				return 0
 			}
-			for b := range 128 {
-				if !w.ascii.Has(byte(b)) {
-					continue
-				}
-				t := a.next(x, byte(b))
-				if t == stateFull {
-					return 0
-				}
-				if t >= 0 && !containsState(next, t) {
-					next = append(next, t)
-				}
+			var full bool
+			if next, _, full = a.stepASCII(x, &w.ascii, next); full {
+				return 0
 			}
 			if w.chars != 0 {
 				var ok bool
@@ -588,15 +590,37 @@ func (a *walkDFA) layersDie(w *wideSet, layer []int32, depth int) int {
 		if len(next) > maxLayer {
 			return 0
 		}
-		for _, t := range next {
-			if !containsState(w.states, t) {
-				w.states = append(w.states, t)
-			}
-		}
+		w.states = append(w.states, next...)
 		layer = append(a.layer[:0], next...)
 		a.layer = layer
 	}
 	return 0
+}
+
+// stepASCII appends to next, each once, the states that x leads the bytes
+// of ascii to, asking next once per byte class of x, and reports whether x
+// refuses some of them and whether one would be past the walk's states.
+func (a *walkDFA) stepASCII(x int32, ascii *byteset.ASCII, next []int32) (_ []int32, refused, full bool) {
+	var met byteset.Set // x's classes
+	for b := range 128 {
+		if !ascii.Has(byte(b)) {
+			continue
+		}
+		c := a.cls[int(x)<<8|b] // read each time: next may grow a.cls
+		if met.Has(c) {
+			continue
+		}
+		met.Add(c)
+		switch t := a.next(x, byte(b)); {
+		case t == stateFull:
+			return next, refused, true
+		case t < 0:
+			refused = true
+		case !containsState(next, t):
+			next = append(next, t)
+		}
+	}
+	return next, refused, false
 }
 
 // chainCap is the most characters classifyWide follows a chain for.

@@ -145,7 +145,7 @@ func (c *Compiled) classifyWithin(n, r int32) (*nodeIndex, bool) {
 	work := 0
 	ok := a.beginWithin(n, r)
 	if ok {
-		x, ok = a.classifyWide(c.voc, n, c.stride)
+		x, ok = a.classifyWide(c.voc, n, c.stride, false)
 		work = a.work
 		if !ok {
 			x, ok = a.classify(c.voc, n, c.stride)
