@@ -9,6 +9,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/fillgate"
 	"github.com/reinlm/rein/mask"
 )
 
@@ -151,13 +152,16 @@ func (c *Compiler) work(f *flight) result {
 			fmt.Errorf("compile took longer than %v: %w (%w)", c.opts.Timeout, grammar.ErrLimit, context.DeadlineExceeded))
 		defer cancel()
 	}
-	res := c.build(ctx, &f.spec)
+	// The stages look at their context every few thousand steps: there
+	// they step aside while a BatchFiller fills masks (fillgate).
+	yielding := fillgate.Context(ctx)
+	res := c.build(yielding, &f.spec)
 	if res.err == nil && c.opts.PrepareWork >= 0 {
 		work := c.opts.PrepareWork
 		if work == 0 {
 			work = DefaultPrepareWork
 		}
-		res.compiled.WarmWithin(ctx, work)
+		res.compiled.WarmWithin(yielding, work)
 	}
 	switch {
 	case res.err == nil:

@@ -4,6 +4,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/reinlm/rein/internal/fillgate"
 	"github.com/reinlm/rein/mask"
 )
 
@@ -81,6 +82,7 @@ func (c *Compiler) warmLoop() {
 			continue
 		}
 		more := g.WarmNext()
+		fillgate.Yield() // a node at a time, masks first
 		c.mu.Lock()
 		if !more {
 			w.remove(it.g)

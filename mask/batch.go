@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/reinlm/rein/internal/fillgate"
 )
 
 // BatchFiller fills the bitmask rows of a batch's constrained sequences on a
@@ -15,7 +17,10 @@ import (
 // Each call hands rows to the workers one at a time from a shared counter,
 // so a slow row (a cold node of the lazy index, a wide stack) does not hold
 // up an evenly split share of the batch. The caller's goroutine fills rows
-// too: a filler of n workers starts n-1 goroutines.
+// too: a filler of n workers starts n-1 goroutines, and a call returns
+// once its rows are filled, whether or not every goroutine woke in time to
+// take one (on busy processors a waiting goroutine may be a scheduler's
+// time slice away).
 //
 // Failures stay in their row: an error or a panic while filling one row
 // becomes that row's error and the other rows are filled all the same. A row
@@ -38,18 +43,19 @@ type fillPool struct {
 	mu      sync.Mutex // one Fill at a time
 	workers int
 	closed  bool
-	wake    chan struct{} // one token per helper asked to join a Fill
+	wake    chan struct{} // a token asks a helper to join the current Fill
 	quit    chan struct{}
-	running sync.WaitGroup // helpers working on the current Fill
 	exited  sync.WaitGroup // helper goroutines alive
 
-	// The current Fill, set before helpers are woken.
+	// The current Fill, set before claim is.
 	matchers []*Matcher
 	b        *Bitmask
 	rows     []int
-	errs     []error // per matcher; scratch reused between calls
-	next     atomic.Int64
-	seen     []bool // scratch for the duplicate-row check
+	errs     []error       // per matcher; scratch reused between calls
+	claim    atomic.Uint64 // the current Fill's rows << 32 | the next row to claim
+	pending  atomic.Int64  // the current Fill's rows not yet filled
+	finished chan struct{} // a helper that fills the last row tells the caller
+	seen     []bool        // scratch for the duplicate-row check
 }
 
 // NewBatchFiller returns a filler that spreads each batch over up to workers
@@ -59,9 +65,10 @@ func NewBatchFiller(workers int) *BatchFiller {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	p := &fillPool{
-		workers: workers,
-		wake:    make(chan struct{}, workers),
-		quit:    make(chan struct{}),
+		workers:  workers,
+		wake:     make(chan struct{}, workers),
+		quit:     make(chan struct{}),
+		finished: make(chan struct{}, 1),
 	}
 	p.exited.Add(workers - 1)
 	for range workers - 1 {
@@ -128,21 +135,35 @@ func (f *BatchFiller) Fill(matchers []*Matcher, b *Bitmask, rows []int, errs []e
 		return err
 	}
 	n := len(matchers)
+	if n == 0 {
+		return nil
+	}
 	if cap(p.errs) < n {
 		p.errs = make([]error, n)
 	}
 	p.matchers, p.b, p.rows, p.errs = matchers, b, rows, p.errs[:n]
-	p.next.Store(0)
+	p.pending.Store(int64(n))
+	p.claim.Store(uint64(n) << 32)
 	helpers := min(p.workers, n) - 1
 	if p.closed {
 		helpers = 0
 	}
-	p.running.Add(max(helpers, 0))
+	// Background work (compiles, warming) steps aside while the rows are
+	// filled (fillgate).
+	fillgate.Enter()
 	for range helpers {
-		p.wake <- struct{}{}
+		select {
+		case p.wake <- struct{}{}:
+		default: // the helpers have tokens they have not taken yet
+		}
 	}
-	p.drain()
-	p.running.Wait()
+	// A helper that has not run by the time every row is claimed is not
+	// waited for: with the processors busy (a compile beside the fill), it
+	// could be a scheduler's time slice away.
+	if !p.drain() {
+		<-p.finished
+	}
+	fillgate.Exit()
 
 	var first error
 	for i, err := range p.errs {
@@ -192,23 +213,32 @@ func (p *fillPool) helper() {
 	for {
 		select {
 		case <-p.wake:
-			p.drain()
-			p.running.Done()
+			if p.drain() {
+				p.finished <- struct{}{}
+			}
 		case <-p.quit:
 			return
 		}
 	}
 }
 
-// drain fills rows until none is left.
-func (p *fillPool) drain() {
-	n := int64(len(p.matchers))
+// drain fills rows of the current Fill until none is left to claim, and
+// reports whether it filled the last one to finish. A row is claimed by a
+// compare-and-swap of claim, so a helper that woke late claims only a row
+// of the Fill running then, never one of a Fill that has returned; the
+// fields of that Fill were set before its claim was.
+func (p *fillPool) drain() (last bool) {
 	for {
-		i := p.next.Add(1) - 1
-		if i >= n {
-			return
+		v := p.claim.Load()
+		if v&0xFFFFFFFF >= v>>32 {
+			return last
 		}
-		p.errs[i] = p.fillRow(int(i))
+		if !p.claim.CompareAndSwap(v, v+1) {
+			continue
+		}
+		i := int(v & 0xFFFFFFFF)
+		p.errs[i] = p.fillRow(i)
+		last = p.pending.Add(-1) == 0
 	}
 }
 

@@ -283,6 +283,37 @@ func TestBatchFillerDoesNotAllocate(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(50, fill))
 }
 
+// TestBatchFillerDoesNotWaitForHelpers checks that Fill returns once its
+// rows are filled, without waiting for a helper that has not run. On one
+// processor the caller fills every row while its helper waits for the
+// processor (as it may wait for a compile's time slice on a busy machine);
+// Fill used to wait until the helper had run, only for it to find nothing
+// left to do. A later Fill is filled right all the same, whichever
+// goroutine takes its rows.
+func TestBatchFillerDoesNotWaitForHelpers(t *testing.T) {
+	voc := vocabtest.Core(t)
+	s := newBatchState(t, schemaRuns(t, voc, 4, 200), 8)
+	rows := make([]int, len(s.matchers))
+	want := mask.NewBitmask(len(rows), voc.Size())
+	for i, m := range s.matchers {
+		rows[i] = i
+		require.NoError(t, m.FillBitmask(want, i)) // the nodes are classified: the fills below take microseconds
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f := mask.NewBatchFiller(2)
+	defer f.Close()
+	bm := mask.NewBitmask(len(rows), voc.Size())
+	require.NoError(t, f.Fill(s.matchers, bm, rows, nil))
+	assert.Equal(t, 1, mask.PendingWakes(f), "the helper had not run, and Fill did not wait for it")
+	assert.Equal(t, want.Words, bm.Words)
+	runtime.GOMAXPROCS(2)
+	for range 20 {
+		clear(bm.Words)
+		require.NoError(t, f.Fill(s.matchers, bm, rows, nil))
+		assert.Equal(t, want.Words, bm.Words)
+	}
+}
+
 // TestMatcherAcceptErrors checks that misuse of a matcher comes back as an
 // error naming what went wrong.
 func TestMatcherAcceptErrors(t *testing.T) {

@@ -52,3 +52,6 @@ func Unions(c *Compiled) int {
 	}
 	return n
 }
+
+// PendingWakes is the number of wake tokens f's helpers have not taken.
+func PendingWakes(f *BatchFiller) int { return len(f.p.wake) }
