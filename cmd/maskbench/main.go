@@ -53,6 +53,13 @@
 // Masks whose thread clock ran ahead of the wall clock are counted and left
 // out: some virtual machines' thread clocks jump.
 //
+// With -stalls D it only spins one goroutine for D reading the clock and
+// prints the gaps between reads ("stalls:"): time the machine took from a
+// thread that did nothing else. On a virtual machine they bound from below
+// the slowest masks a run there can report by the clock:
+//
+//	go run ./cmd/maskbench -stalls 60s
+//
 // With -batch N it decodes the valid instances as an engine's scheduler
 // would, N sequences at a time, compiling each batch's schemas with
 // CompileAsync; sequences join the steps once their grammar is Ready, and
@@ -100,7 +107,12 @@ func main() {
 	workers := flag.Int("workers", 2, "BatchFiller goroutines for -batch")
 	threadCPU := flag.Bool("thread-cpu", false, "with -fresh or -fresh-per-schema (Linux): also read each mask's thread CPU time, to tell a slow mask from one whose thread was off the CPU")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	stalls := flag.Duration("stalls", 0, "only spin one goroutine this long reading the clock, and print the gaps: the machine's own stalls")
 	flag.Parse()
+	if *stalls > 0 {
+		fmt.Println(maskbench.Stalls(*stalls).Summary())
+		return
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {

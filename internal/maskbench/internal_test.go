@@ -1,6 +1,7 @@
 package maskbench
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -39,5 +40,24 @@ func TestWorkQuantile(t *testing.T) {
 	}
 	if got := workQuantile(nil, 0.99); got != 0 {
 		t.Errorf("workQuantile of none = %d, want 0", got)
+	}
+}
+
+// TestStalls checks the report of a short spin: it read the clock, kept
+// only gaps over minStall, longest first, and counts them in its summary.
+func TestStalls(t *testing.T) {
+	r := Stalls(20 * time.Millisecond)
+	if r.Reads < 2 {
+		t.Fatalf("%d clock reads", r.Reads)
+	}
+	for i, g := range r.Gaps {
+		if g <= minStall || i > 0 && g > r.Gaps[i-1] {
+			t.Fatalf("gaps %v: want each over %v, longest first", r.Gaps, minStall)
+		}
+	}
+	r.Gaps = []time.Duration{6 * time.Millisecond, 1500 * time.Microsecond, 600 * time.Microsecond}
+	want := "over 0.5 ms 3, over 1 ms 2, over 2 ms 1, over 5 ms 1; longest 6.00 ms"
+	if s := r.Summary(); !strings.Contains(s, want) {
+		t.Fatalf("Summary() = %q, want it to contain %q", s, want)
 	}
 }
