@@ -27,35 +27,40 @@ type walkDFA struct {
 	p   *pda.Program
 	stp *pda.Stepper
 
-	trans       []int16 // 256 successors per state: stateUnknown, stateDead, stateFull or a state (int16: half the memory a walk touches)
-	canEnd      []bool  // per state: the node's rule may have ended
-	topOff      []int32 // state s's tops are tops[topOff[s]:topOff[s+1]]
-	tops        []pda.Top
-	loops       []loopInfo
-	cls         []uint8    // 256 per state: bytes of one class have one successor
-	ring        []byte     // 256 per state: the next byte of the same class (see byteClasses)
-	ids         []int32    // the states by their configurations: an open-addressed hash table, -1 where empty
-	set         []int32    // scratch for the UTF-8 loop test
-	safes       []safeInfo // per state, once asked for (see safe)
-	closure     []int32    // scratch for safe
-	set2        []int32    // scratch for safe
-	chainStates []int32    // chainSet's chain
-	layer       []int32    // layerSet's current layer, sorted
-	nextLayer   []int32    // and the next one
-	dieLayer    []int32    // layersDie's next layer
-	layerBudget int        // the configurations layerSet and layersDie may reach
-	merged      []int32    // scratch for merge
-	walkList    []int32    // scratch for classifyThrough
-	apart       [][]uint32 // classifyThrough's rows of tokens taken apart (apartRun)
-	apartList   []int32    // scratch for secondBytes
-	ends        []charEnds // per state, once asked for (see utf8Ends)
-	endStates   []int32
-	entry       []int16  // scratch for safe
-	from        []int32  // scratch for safe
-	stamps      []uint32 // safe's closure, as a set (see markState)
-	stamp       uint32
-	pair        []int16 // scratch for byteClasses, -1 when unused
-	paired      []uint16
+	trans          []int16 // 256 successors per state: stateUnknown, stateDead, stateFull or a state (int16: half the memory a walk touches)
+	canEnd         []bool  // per state: the node's rule may have ended
+	topOff         []int32 // state s's tops are tops[topOff[s]:topOff[s+1]]
+	tops           []pda.Top
+	loops          []loopInfo
+	cls            []uint8    // 256 per state: bytes of one class have one successor
+	ring           []byte     // 256 per state: the next byte of the same class (see byteClasses)
+	ids            []int32    // the states by their configurations: an open-addressed hash table, -1 where empty
+	set            []int32    // scratch for the UTF-8 loop test
+	safes          []safeInfo // per state, once asked for (see safe)
+	closure        []int32    // scratch for safe
+	set2           []int32    // scratch for safe
+	chainStates    []int32    // chainSet's chain
+	layer          []int32    // layerSet's current layer, sorted
+	nextLayer      []int32    // and the next one
+	dieLayer       []int32    // layersDie's next layer
+	layerBudget    int        // the configurations layerSet and layersDie may reach
+	layerSteps     int        // successors asked for by layerCovers' layers in this walk
+	layerStates    int        // configurations they built
+	layerStepLimit int        // layers stop where layerSteps passes it
+	asciiOff       [][2]int32 // per state, asciiCls[lo:hi] holds its ASCII byte classes (hi 0: not yet; see asciiClasses)
+	asciiCls       []byteset.ASCII
+	merged         []int32    // scratch for merge
+	walkList       []int32    // scratch for classifyThrough
+	apart          [][]uint32 // classifyThrough's rows of tokens taken apart (apartRun)
+	apartList      []int32    // scratch for secondBytes
+	ends           []charEnds // per state, once asked for (see utf8Ends)
+	endStates      []int32
+	entry          []int16  // scratch for safe
+	from           []int32  // scratch for safe
+	stamps         []uint32 // safe's closure, as a set (see markState)
+	stamp          uint32
+	pair           []int16 // scratch for byteClasses, -1 when unused
+	paired         []uint16
 
 	acc          []uint32 // accepted tokens, as a bitmask row
 	accepted     []int32  // and as ids, while they are few (classify)
@@ -103,6 +108,11 @@ type loopInfo struct {
 	ascii     byteset.ASCII // the ASCII bytes that lead to succ
 	charsDone bool          // chars is set
 	chars     charSet       // the multi-byte UTF-8 characters that lead to succ (through live states)
+
+	layered    bool          // layerASCII, layerChars and layerLimit are set (layerCovers)
+	layerLimit int16         // the characters the layers from the state hold for: -1 any number, 0 none
+	layerASCII byteset.ASCII // the bytes they take
+	layerChars charSet       // and the multi-byte characters
 }
 
 const loopVisits = 64
@@ -242,6 +252,7 @@ func (a *walkDFA) reset(p *pda.Program, n int32) {
 	a.cls = a.cls[:0]
 	a.ring = a.ring[:0]
 	a.safes = a.safes[:0]
+	a.asciiOff, a.asciiCls = a.asciiOff[:0], a.asciiCls[:0]
 	a.ends, a.endStates = a.ends[:0], a.endStates[:0]
 	for i := range a.ids {
 		a.ids[i] = -1
@@ -1082,7 +1093,7 @@ func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool
 	a.ranges = a.ranges[:0]
 	a.path = append(a.path[:0], a.start)
 	a.prunedAny, a.chained = false, false
-	a.work = 0
+	a.work, a.layerSteps, a.layerStates = 0, 0, 0
 	first := &a.first
 	tr := v.Trie // one load, not one per use: the loop calls out between uses
 	ids := tr.IDs()
@@ -1183,7 +1194,7 @@ outer:
 				// The subtree of this token's first k+1 bytes starts here;
 				// when all of it stays in this loop, it is all accepted.
 				node := tr.Node(i, k+1)
-				if a.coversSubtree(t, tr.Rest(node)) {
+				if r := tr.Rest(node); a.coversSubtree(t, r) || a.layerCovers(t, r) {
 					end := tr.End(node)
 					accept(i, end)
 					a.prunedAny = true
@@ -1223,7 +1234,7 @@ outer:
 		refuse(i, i+1)
 		addExits(i, tok, failAt)
 	}
-	a.work += len(a.exits) + len(a.ranges)
+	a.work += len(a.exits) + len(a.ranges) + a.layerSteps // layerCovers' steps are the walk's too
 	var list []int32
 	if !invert {
 		list = a.accepted

@@ -1,6 +1,7 @@
 package mask
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 
@@ -451,6 +452,15 @@ const (
 // reports false where no byte is left, where layer 0 does not take the
 // set, or where the walk met more configurations than it keeps.
 func (a *walkDFA) layerSet(s int32) (wideSet, bool) {
+	return a.layers(s, maxLayerStates, math.MaxInt, true)
+}
+
+// layers is layerSet with budgets: of new configurations, and of steps
+// (a.layerSteps may grow to steps); past either it reports false. Without
+// full, it neither lists the states the set keeps the walk in nor follows
+// longer tokens to where they die (layersDie), for layerCovers.
+func (a *walkDFA) layers(s int32, budget, steps int, full bool) (wideSet, bool) {
+	a.layerStepLimit = steps
 	var take byteset.ASCII
 	for b := range 128 {
 		if t := a.next(s, byte(b)); t >= 0 {
@@ -487,9 +497,11 @@ func (a *walkDFA) layerSet(s int32) (wideSet, bool) {
 		return wideSet{}, false
 	}
 	w := wideSet{ascii: ascii, chars: allChars, limit: -1, walkLong: true}
-	a.layerBudget = a.numStates() + maxLayerStates
+	a.layerBudget = a.numStates() + budget
 	layer := append(a.layer[:0], s)
-	w.states = append(w.states, s)
+	if full {
+		w.states = append(w.states, s)
+	}
 	for depth := 0; ; depth++ {
 		if depth == chainCap {
 			w.limit = depth
@@ -530,7 +542,9 @@ func (a *walkDFA) layerSet(s int32) (wideSet, bool) {
 				return wideSet{}, false
 			}
 			w.limit = depth
-			w.longTo = a.layersDie(&w, layer, depth)
+			if full {
+				w.longTo = a.layersDie(&w, layer, depth)
+			}
 			break
 		}
 		slices.Sort(next)
@@ -538,7 +552,9 @@ func (a *walkDFA) layerSet(s int32) (wideSet, bool) {
 			w.walkLong = false // the same layer for ever: any number of characters
 			break
 		}
-		w.states = append(w.states, next...)
+		if full {
+			w.states = append(w.states, next...)
+		}
 		layer, a.nextLayer = append(a.layer[:0], next...), next
 		a.layer = layer
 	}
@@ -597,21 +613,82 @@ func (a *walkDFA) layersDie(w *wideSet, layer []int32, depth int) int {
 	return 0
 }
 
+// layerCovers reports whether every token below a trie node, whose bytes
+// below it are described by r, is taken whole from state s by the layers
+// from s (see layerSet): r's bytes are the layers' and their multi-byte
+// characters whole, and r's longest token has no more bytes below the
+// node than the layers hold characters. It answers where coversSubtree's
+// chain does not: inside a count that resets (keys that must not hold 32
+// hex digits in a row), a position leads a hex digit on and any other
+// character back to the start, and every token short enough is taken.
+// Each state's layers are followed once per walk, within maxMemoLayerSteps
+// for all of them.
+func (a *walkDFA) layerCovers(s int32, r *toktrie.Rest) bool {
+	if !a.loops[s].layered {
+		a.layerOf(s)
+	}
+	li := &a.loops[s]
+	switch {
+	case !li.layered:
+		return false
+	case li.layerLimit == 0, li.layerLimit > 0 && int(r.Depth) > int(li.layerLimit):
+		return false
+	case !(*byteset.ASCII)(&r.ASCII).SubsetOf(&li.layerASCII):
+		return false
+	case r.NonASCII && (!r.ValidUTF8 || li.layerChars != allChars):
+		return false
+	}
+	return true
+}
+
+// layerOf sets state s's layers in its loopInfo, once the walk has taken
+// minMemoWork steps (a short walk follows none) and within
+// maxMemoLayerSteps and maxMemoLayerStates in all.
+func (a *walkDFA) layerOf(s int32) {
+	left := maxMemoLayerStates - a.layerStates
+	if a.work < minMemoWork || a.layerSteps >= maxMemoLayerSteps || left <= 0 {
+		return // not now: none covers
+	}
+	before := a.numStates()
+	w, ok := a.layers(s, left, maxMemoLayerSteps, false)
+	a.layerStates += a.numStates() - before
+	if !ok && (a.layerSteps > maxMemoLayerSteps || a.numStates() > a.layerBudget) {
+		return // the walk's budget ran out, not the state's layers: a later walk may follow them
+	}
+	li := &a.loops[s] // after the layers, which may have grown a.loops
+	li.layered, li.layerLimit = true, 0
+	if ok {
+		li.layerASCII, li.layerChars, li.layerLimit = w.ascii, w.chars, int16(w.limit)
+	}
+}
+
+// maxMemoLayerSteps bounds the successors layerCovers asks for in one
+// walk, and maxMemoLayerStates the new configurations they may reach
+// (building one costs about what a hundred steps of the walk do). Layers
+// are followed in walks that have taken minMemoWork steps: the long ones,
+// which they may shorten by tens of thousands.
+const (
+	maxMemoLayerSteps  = 8192
+	maxMemoLayerStates = 32
+	minMemoWork        = 4096
+)
+
 // stepASCII appends to next, each once, the states that x leads the bytes
 // of ascii to, asking next once per byte class of x, and reports whether x
 // refuses some of them and whether one would be past the walk's states.
 func (a *walkDFA) stepASCII(x int32, ascii *byteset.ASCII, next []int32) (_ []int32, refused, full bool) {
-	var met byteset.Set // x's classes
-	for b := range 128 {
-		if !ascii.Has(byte(b)) {
+	lo, hi := a.asciiClasses(x)
+	for k := lo; k < hi; k++ {
+		both := a.asciiCls[k]
+		both.Intersect(ascii)
+		b, ok := both.First()
+		if !ok {
 			continue
 		}
-		c := a.cls[int(x)<<8|b] // read each time: next may grow a.cls
-		if met.Has(c) {
-			continue
+		if a.layerSteps++; a.layerSteps > a.layerStepLimit {
+			return next, refused, true // out of steps: as good as full
 		}
-		met.Add(c)
-		switch t := a.next(x, byte(b)); {
+		switch t := a.next(x, b); {
 		case t == stateFull:
 			return next, refused, true
 		case t < 0:
@@ -621,6 +698,30 @@ func (a *walkDFA) stepASCII(x int32, ascii *byteset.ASCII, next []int32) (_ []in
 		}
 	}
 	return next, refused, false
+}
+
+// asciiClasses returns where in a.asciiCls state x's classes of ASCII
+// bytes are (see byteClasses): the bytes of one have one successor. They
+// are listed on first use, once per state of the walk.
+func (a *walkDFA) asciiClasses(x int32) (lo, hi int) {
+	for int(x) >= len(a.asciiOff) {
+		a.asciiOff = append(a.asciiOff, [2]int32{})
+	}
+	if off := a.asciiOff[x]; off[1] > 0 {
+		return int(off[0]), int(off[1])
+	}
+	lo = len(a.asciiCls)
+	var at [256]int16 // a class's place in the list, plus one
+	for b := range 128 {
+		c := a.cls[int(x)<<8|b]
+		if at[c] == 0 {
+			a.asciiCls = append(a.asciiCls, byteset.ASCII{})
+			at[c] = int16(len(a.asciiCls) - lo)
+		}
+		a.asciiCls[lo+int(at[c])-1].Add(byte(b))
+	}
+	a.asciiOff[x] = [2]int32{int32(lo), int32(len(a.asciiCls))}
+	return lo, len(a.asciiCls)
 }
 
 // chainCap is the most characters classifyWide follows a chain for.

@@ -320,6 +320,35 @@ x ::= [^!]{2} | [^!]{4} "!"`,
 	assert.Positive(t, taken)
 }
 
+// TestClassifyResettingCount checks the positions of a key that must not
+// hold 32 hex digits in a row (patternProperties "[0-9a-f]{32}", and any
+// other key) against the reference. A position leads a hex digit to the
+// next count and any other character back to the first, so no chain or
+// closure holds, and the trie walk classifies it; from the counts whose
+// layers take every byte for a while, layerCovers takes whole subtrees
+// without walking them (246,222 steps at the costliest position before,
+// `o78130`).
+func TestClassifyResettingCount(t *testing.T) {
+	voc := indexVocab(vocabtest.Load(t, "llama3"))
+	g, _, err := jsonschema.Compile([]byte(`{"type":"object","patternProperties":{"[0-9a-f]{32}":{"type":"integer"}}}`), jsonschema.Options{})
+	require.NoError(t, err)
+	p, err := pda.Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	stride := WordsPerRow(voc.size)
+	st := pda.NewState(p)
+	checked := 0
+	for n := int32(0); n < int32(p.NumNodes()); n++ {
+		if !p.HasBytes(n) || p.Rules[p.RuleOf(n)].Name != "key" || !isWide(p, voc, n) {
+			continue
+		}
+		checked++
+		x, work := classify(p, voc, n, st, stride)
+		assert.Less(t, work, 120_000, "node %d", n)
+		assertSameIndex(t, voc, classifyStack(p, voc, n, st, stride), x, fmt.Sprintf("node %d", n))
+	}
+	assert.Greater(t, checked, 30, "the key's positions")
+}
+
 // TestClassifyWideCheap checks that a cheap classification (cheapIndex,
 // for a node that a union of nodes would classify otherwise) walks only
 // where a set is clearly good. In up to 50 words, some positions' layers

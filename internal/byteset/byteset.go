@@ -72,3 +72,20 @@ func (s *ASCII) Subtract(o *ASCII) {
 
 // SubsetOf reports whether every byte of the set is in o.
 func (s *ASCII) SubsetOf(o *ASCII) bool { return s[0]&^o[0]|s[1]&^o[1] == 0 }
+
+// Intersect keeps only the bytes of the set that are in o.
+func (s *ASCII) Intersect(o *ASCII) {
+	s[0] &= o[0]
+	s[1] &= o[1]
+}
+
+// First is the smallest byte in the set; ok is false when the set is empty.
+func (s *ASCII) First() (b byte, ok bool) {
+	switch {
+	case s[0] != 0:
+		return byte(bits.TrailingZeros64(s[0])), true
+	case s[1] != 0:
+		return byte(64 + bits.TrailingZeros64(s[1])), true
+	}
+	return 0, false
+}

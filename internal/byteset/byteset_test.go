@@ -72,6 +72,7 @@ func TestASCIIMatchesBoolArray(t *testing.T) {
 		{name: "ends", a: []byte{0, 127}, b: []byte{127}},
 		{name: "word edges", a: []byte{63, 64}, b: []byte{1, 63, 64, 100}},
 		{name: "subset", a: []byte{'a', 'z'}, b: []byte{'a', 'b', 'z'}},
+		{name: "high word", a: []byte{'a', 'z', 3}, b: []byte{'z', 'q'}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,6 +126,20 @@ func TestASCIIMatchesBoolArray(t *testing.T) {
 				if sub.Has(byte(c)) != (want[c] && !other[c]) {
 					t.Fatalf("Subtract: Has(%d) = %v", c, sub.Has(byte(c)))
 				}
+			}
+			both := s
+			both.Intersect(&o)
+			first := -1
+			for c := range 128 {
+				if both.Has(byte(c)) != (want[c] && other[c]) {
+					t.Fatalf("Intersect: Has(%d) = %v", c, both.Has(byte(c)))
+				}
+				if first < 0 && want[c] && other[c] {
+					first = c
+				}
+			}
+			if b, ok := both.First(); ok != (first >= 0) || ok && int(b) != first {
+				t.Fatalf("First = %d, %v, want %d", b, ok, first)
 			}
 		})
 	}
