@@ -461,37 +461,30 @@ func (a *walkDFA) layerSet(s int32) (wideSet, bool) {
 // longer tokens to where they die (layersDie), for layerCovers.
 func (a *walkDFA) layers(s int32, budget, steps int, full bool) (wideSet, bool) {
 	a.layerStepLimit = steps
+	// The bytes s takes, by class (asciiClasses: one successor a class).
 	var take byteset.ASCII
-	for b := range 128 {
-		if t := a.next(s, byte(b)); t >= 0 {
-			take.Add(byte(b))
+	lo, hi := a.asciiClasses(s)
+	for k := lo; k < hi; k++ {
+		cl := a.asciiCls[k]
+		b, _ := cl.First()
+		a.layerSteps++
+		if t := a.next(s, b); t >= 0 {
+			take.Union(&cl)
 		} else if t == stateFull {
 			return wideSet{}, false
 		}
 	}
 	ascii := take
-	half := (bits.OnesCount64(take[0]) + bits.OnesCount64(take[1]) + 1) / 2
-	var succ, poor []int32 // successors met, and those taking fewer than half
-	for b := range 128 {
-		if !take.Has(byte(b)) {
-			continue
+	half := (take.Len() + 1) / 2
+	for k := lo; k < hi; k++ {
+		cl := a.asciiCls[k] // by index: asciiClasses may grow the list
+		b, _ := cl.First()
+		if t := a.next(s, b); t >= 0 && a.takesFewer(t, &take, half) {
+			ascii.Subtract(&cl)
 		}
-		t := a.next(s, byte(b))
-		if !containsState(succ, t) {
-			succ = append(succ, t)
-			kept := 0
-			for c := range 128 {
-				if take.Has(byte(c)) && a.next(t, byte(c)) >= 0 {
-					kept++
-				}
-			}
-			if kept < half {
-				poor = append(poor, t)
-			}
-		}
-		if containsState(poor, t) {
-			ascii.Remove(byte(b))
-		}
+	}
+	if a.layerSteps > a.layerStepLimit {
+		return wideSet{}, false
 	}
 	if ascii == (byteset.ASCII{}) {
 		return wideSet{}, false
@@ -561,6 +554,26 @@ func (a *walkDFA) layers(s int32, budget, steps int, full bool) (wideSet, bool) 
 	slices.Sort(w.states)
 	w.states = slices.Compact(w.states) // a state may be in several layers
 	return w, true
+}
+
+// takesFewer reports whether state t takes fewer than n of the bytes of
+// take (a string's backslash leads to its escape, which takes a few).
+func (a *walkDFA) takesFewer(t int32, take *byteset.ASCII, n int) bool {
+	kept := 0
+	lo, hi := a.asciiClasses(t)
+	for k := lo; k < hi; k++ {
+		cl := a.asciiCls[k]
+		cl.Intersect(take)
+		b, ok := cl.First()
+		if !ok {
+			continue
+		}
+		a.layerSteps++
+		if a.next(t, b) >= 0 {
+			kept += cl.Len()
+		}
+	}
+	return kept < n
 }
 
 // layersDie follows on from layer, reached by depth characters of w's set
