@@ -1,6 +1,7 @@
 package mask
 
 import (
+	"iter"
 	"math"
 	"math/bits"
 	"slices"
@@ -463,10 +464,7 @@ func (a *walkDFA) layers(s int32, budget, steps int, full bool) (wideSet, bool) 
 	a.layerStepLimit = steps
 	// The bytes s takes, by class (asciiClasses: one successor a class).
 	var take byteset.ASCII
-	lo, hi := a.asciiClasses(s)
-	for k := lo; k < hi; k++ {
-		cl := a.asciiCls[k]
-		b, _ := cl.First()
+	for b, cl := range a.classesIn(s, &allASCII) {
 		a.layerSteps++
 		if t := a.next(s, b); t >= 0 {
 			take.Union(&cl)
@@ -476,10 +474,8 @@ func (a *walkDFA) layers(s int32, budget, steps int, full bool) (wideSet, bool) 
 	}
 	ascii := take
 	half := (take.Len() + 1) / 2
-	for k := lo; k < hi; k++ {
-		cl := a.asciiCls[k] // by index: asciiClasses may grow the list
-		b, _ := cl.First()
-		if t := a.next(s, b); t >= 0 && a.takesFewer(t, &take, half) {
+	for b, cl := range a.classesIn(s, &take) {
+		if a.takesFewer(a.next(s, b), &take, half) {
 			ascii.Subtract(&cl)
 		}
 	}
@@ -560,17 +556,10 @@ func (a *walkDFA) layers(s int32, budget, steps int, full bool) (wideSet, bool) 
 // take (a string's backslash leads to its escape, which takes a few).
 func (a *walkDFA) takesFewer(t int32, take *byteset.ASCII, n int) bool {
 	kept := 0
-	lo, hi := a.asciiClasses(t)
-	for k := lo; k < hi; k++ {
-		cl := a.asciiCls[k]
-		cl.Intersect(take)
-		b, ok := cl.First()
-		if !ok {
-			continue
-		}
+	for b, part := range a.classesIn(t, take) {
 		a.layerSteps++
 		if a.next(t, b) >= 0 {
-			kept += cl.Len()
+			kept += part.Len()
 		}
 	}
 	return kept < n
@@ -690,14 +679,7 @@ const (
 // of ascii to, asking next once per byte class of x, and reports whether x
 // refuses some of them and whether one would be past the walk's states.
 func (a *walkDFA) stepASCII(x int32, ascii *byteset.ASCII, next []int32) (_ []int32, refused, full bool) {
-	lo, hi := a.asciiClasses(x)
-	for k := lo; k < hi; k++ {
-		both := a.asciiCls[k]
-		both.Intersect(ascii)
-		b, ok := both.First()
-		if !ok {
-			continue
-		}
+	for b := range a.classesIn(x, ascii) {
 		if a.layerSteps++; a.layerSteps > a.layerStepLimit {
 			return next, refused, true // out of steps: as good as full
 		}
@@ -712,6 +694,25 @@ func (a *walkDFA) stepASCII(x int32, ascii *byteset.ASCII, next []int32) (_ []in
 	}
 	return next, refused, false
 }
+
+// classesIn yields each of state x's classes of ASCII bytes (see
+// asciiClasses) that meets set, as its bytes in set and the first of them:
+// the bytes of a class have one successor, so one step decides them all.
+func (a *walkDFA) classesIn(x int32, set *byteset.ASCII) iter.Seq2[byte, byteset.ASCII] {
+	return func(yield func(byte, byteset.ASCII) bool) {
+		lo, hi := a.asciiClasses(x)
+		for k := lo; k < hi; k++ {
+			part := a.asciiCls[k] // by index: a step may list another state's classes
+			part.Intersect(set)
+			if b, ok := part.First(); ok && !yield(b, part) {
+				return
+			}
+		}
+	}
+}
+
+// allASCII holds every ASCII byte.
+var allASCII = byteset.ASCII{^uint64(0), ^uint64(0)}
 
 // asciiClasses returns where in a.asciiCls state x's classes of ASCII
 // bytes are (see byteClasses): the bytes of one have one successor. They

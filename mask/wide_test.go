@@ -131,12 +131,18 @@ func TestClassifyWide(t *testing.T) {
 // the program and the node after the string's opening quote.
 func stringInside(t *testing.T, schema string) (*vocabIndex, *pda.Program, int32) {
 	t.Helper()
-	voc := indexVocab(vocabtest.Load(t, "llama3"))
+	p := schemaProgram(t, schema)
+	return indexVocab(vocabtest.Load(t, "llama3")), p, p.Next(p.Rules[0].Start, '"')
+}
+
+// schemaProgram compiles a JSON Schema's pushdown automaton.
+func schemaProgram(t *testing.T, schema string) *pda.Program {
+	t.Helper()
 	g, _, err := jsonschema.Compile([]byte(schema), jsonschema.Options{})
 	require.NoError(t, err)
 	p, err := pda.Compile(g, grammar.Limits{})
 	require.NoError(t, err)
-	return voc, p, p.Next(p.Rules[0].Start, '"')
+	return p
 }
 
 // TestClassifyLongUnanchoredCount checks that the positions inside an
@@ -200,10 +206,7 @@ func TestClassifyUnanchoredPatterns(t *testing.T) {
 		{`^(?:\\S+\\s+){0,49}\\S+$`, 60_000},
 	} {
 		pattern := tc.pattern
-		g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"flag":{"type":"string","pattern":"`+pattern+`"}}}`), jsonschema.Options{})
-		require.NoError(t, err)
-		p, err := pda.Compile(g, grammar.Limits{})
-		require.NoError(t, err)
+		p := schemaProgram(t, `{"type":"object","properties":{"flag":{"type":"string","pattern":"`+pattern+`"}}}`)
 		stride := WordsPerRow(voc.size)
 		st := pda.NewState(p)
 		checked := 0
@@ -330,10 +333,7 @@ x ::= [^!]{2} | [^!]{4} "!"`,
 // `o78130`).
 func TestClassifyResettingCount(t *testing.T) {
 	voc := indexVocab(vocabtest.Load(t, "llama3"))
-	g, _, err := jsonschema.Compile([]byte(`{"type":"object","patternProperties":{"[0-9a-f]{32}":{"type":"integer"}}}`), jsonschema.Options{})
-	require.NoError(t, err)
-	p, err := pda.Compile(g, grammar.Limits{})
-	require.NoError(t, err)
+	p := schemaProgram(t, `{"type":"object","patternProperties":{"[0-9a-f]{32}":{"type":"integer"}}}`)
 	stride := WordsPerRow(voc.size)
 	st := pda.NewState(p)
 	checked := 0
@@ -356,10 +356,7 @@ func TestClassifyResettingCount(t *testing.T) {
 // classifyWide takes on its own and which a cheap classification leaves,
 // without a step, to the union, whose one walk serves every node in it.
 func TestClassifyWideCheap(t *testing.T) {
-	g, _, err := jsonschema.Compile([]byte(`{"type":"string","pattern":"^(?:\\S+\\s+){0,49}\\S+$"}`), jsonschema.Options{})
-	require.NoError(t, err)
-	p, err := pda.Compile(g, grammar.Limits{})
-	require.NoError(t, err)
+	p := schemaProgram(t, `{"type":"string","pattern":"^(?:\\S+\\s+){0,49}\\S+$"}`)
 	voc := indexVocab(vocabtest.Load(t, "llama3"))
 	stride := WordsPerRow(voc.size)
 	middling := 0
