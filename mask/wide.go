@@ -501,9 +501,9 @@ func (a *walkDFA) layers(s int32, budget, steps int, full bool) (wideSet, bool) 
 		next := a.nextLayer[:0]
 		good := true
 		for _, x := range layer {
-			var refused, full bool
-			next, refused, full = a.stepASCII(x, &ascii, next)
-			if full {
+			var refused, over bool // over: past the walk's states or the layers' steps
+			next, refused, over = a.stepASCII(x, &ascii, next)
+			if over {
 				return wideSet{}, false
 			}
 			good = !refused
