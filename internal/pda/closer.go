@@ -21,9 +21,11 @@ import (
 // different merges may still have different ids).
 type closer struct {
 	frames  []frame
-	members []int32 // joins' members: a count, then the sorted frame ids
-	fdist   []int32 // State.frameDistance's results for frames[:len(fdist)]
-	ftab    []int32 // open-addressing index of frames: 0 empty, -1 deleted, id+1
+	members []int32  // joins' members: a count, then the sorted frame ids
+	fdist   []int32  // State.frameDistance's results for frames[:len(fdist)]
+	stamps  []uint64 // per frame: its stamp (see FrameStamp)
+	stamp   uint64   // the last stamp given: stamps are never given twice
+	ftab    []int32  // open-addressing index of frames: 0 empty, -1 deleted, id+1
 	fmask   uint32
 	fused   int // non-empty entries of ftab
 
@@ -75,6 +77,7 @@ func (s *closer) initVisited() {
 
 func (s *closer) resetFrames() {
 	s.frames = s.frames[:0]
+	s.stamps = s.stamps[:0]
 	s.members = s.members[:0]
 	s.fdist = s.fdist[:0]
 	clear(s.ftab)
@@ -341,6 +344,8 @@ func (s *closer) lookup(h uint32, eq func(frame) bool) (id, free int32) {
 func (s *closer) insert(key frame, free int32) int32 {
 	id := int32(len(s.frames))
 	s.frames = append(s.frames, key)
+	s.stamp++
+	s.stamps = append(s.stamps, s.stamp)
 	s.ftab[free] = id + 1
 	if s.fused*2 > len(s.ftab) {
 		s.rehashFrames()
@@ -388,6 +393,7 @@ func (s *closer) truncateFrames(n int) {
 		}
 	}
 	s.frames = s.frames[:n]
+	s.stamps = s.stamps[:n]
 	s.fdist = s.fdist[:min(n, len(s.fdist))]
 	if cut >= 0 {
 		s.members = s.members[:cut]

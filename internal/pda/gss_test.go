@@ -122,3 +122,28 @@ func TestJoinRollback(t *testing.T) {
 	assert.Equal(t, st.BytesToEnd(), c.BytesToEnd())
 	assert.Equal(t, 4, st.BytesToEnd(), "four closers still open")
 }
+
+// TestFrameStamps: a frame keeps its stamp while it lives, and a frame made
+// again after a rollback, under the same id, gets a new one; a clone keeps
+// the stamps. Callers key what they learn about a stack by id and stamp.
+func TestFrameStamps(t *testing.T) {
+	g, err := grammar.ParseGBNF("root ::= \"(\" root \")\" | \"[\" root \"]\" | \"x\"", "root", grammar.Limits{})
+	require.NoError(t, err)
+	p, err := Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	st := NewState(p)
+	require.True(t, st.AdvanceBytes([]byte("((")))
+	f := st.Tops()[0].Frame
+	require.GreaterOrEqual(t, f, int32(0))
+	stamp := st.FrameStamp(f)
+	require.True(t, st.AdvanceBytes([]byte("[x")))
+	st.Rollback(2)
+	assert.Equal(t, stamp, st.FrameStamp(f), "a living frame keeps its stamp")
+	st.Rollback(1)
+	require.True(t, st.AdvanceBytes([]byte("[")))
+	g2 := st.Tops()[0].Frame
+	require.Equal(t, f, g2, "the new stack reuses the frame id")
+	assert.NotEqual(t, stamp, st.FrameStamp(g2), "a frame made again gets a new stamp")
+	c := st.Clone()
+	assert.Equal(t, st.FrameStamp(g2), c.FrameStamp(g2))
+}

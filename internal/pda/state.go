@@ -232,6 +232,8 @@ func (s *State) Rollback(d int) {
 func (s *State) copyFrom(o *State) {
 	s.p = o.p
 	s.frames = append(s.frames[:0], o.frames...)
+	s.stamps = append(s.stamps[:0], o.stamps...)
+	s.stamp = o.stamp
 	s.members = append(s.members[:0], o.members...)
 	s.fdist = s.fdist[:0]
 	s.maxWork = o.maxWork
@@ -305,6 +307,12 @@ func (s *State) Popped() bool { return s.popped }
 
 // ClearPopped forgets that the watched frame was popped.
 func (s *State) ClearPopped() { s.popped = false }
+
+// FrameStamp returns frame f's stamp: a number no other frame of the state
+// has had or will have, so that a frame id and its stamp name one stack
+// (frame ids are reused once Rollback has removed their frames). f must be
+// a frame of the state's tops (not the bottom, -1).
+func (s *State) FrameStamp(f int32) uint64 { return s.stamps[f] }
 
 // ReturnNode returns the node frame f continues with once the rule on top
 // of it ends (for a join, its first member's), or -1 for the bottom.
