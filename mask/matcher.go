@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/reinlm/rein/internal/byteset"
@@ -43,6 +44,7 @@ type Matcher struct {
 	unodes     []int32    // unionFor's: the tops' nodes, sorted
 	ukey       []byte     // unionFor's: the union's key
 	ulast      lastUnion  // unionFor's: the last union it found
+	verdicts   verdicts   // checkSuffixes': the exit verdicts of the last few frames
 	// With distinct items (Compiled.uniq): the run through the open
 	// array, and its state before each step of hist.
 	uniq    uniqueRun
@@ -423,6 +425,19 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRe
 		first.Union(m.c.prog.FirstBytes(t.Node))
 	}
 	base := top + 1
+	// Without rec, the verdicts of the suffixes are kept for the next mask
+	// that asks about them at this frame (verdicts.go).
+	var record *verdict
+	if rec == nil && ns > 0 {
+		stamp := st.FrameStamp(f)
+		if v := m.verdicts.find(x, f, stamp); v != nil {
+			orTaken(out, x, v.taken, only)
+			m.checkRanges(out, x, base, &first, nil)
+			st.Rollback(top)
+			return
+		}
+		record = m.verdicts.start(ns, f, stamp)
+	}
 	const noPop = math.MaxInt
 	failAt := -1     // the previous suffix died adding its byte failAt
 	failDep := false // and that depended on the stack below (rec)
@@ -477,6 +492,9 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRe
 			if popFrom < len(suf) {
 				rec.sufs = append(rec.sufs, int32(i))
 			}
+			if record != nil {
+				record.taken[i>>6] |= 1 << (i & 63)
+			}
 			if only == nil {
 				for _, id := range x.sufToks[x.sufGroup[i]:x.sufGroup[i+1]] {
 					out[id>>5] |= 1 << (uint32(id) & 31)
@@ -493,16 +511,44 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRe
 			rec.sufs = append(rec.sufs, int32(i))
 		}
 	}
+	m.checkRanges(out, x, base, &first, rec)
+	st.Rollback(top)
+	if record != nil && st.Err() == nil {
+		record.x = x // every suffix decided, none cut short by the step limit
+	}
+}
+
+// orTaken adds to out the tokens of x's suffixes whose bits are set in
+// taken, those whose bits are set in only where only is not nil (see
+// checkSuffixes).
+func orTaken(out []uint32, x *nodeIndex, taken, only []uint64) {
+	for w, bitsLeft := range taken {
+		for bitsLeft != 0 {
+			i := w<<6 | bits.TrailingZeros64(bitsLeft)
+			bitsLeft &= bitsLeft - 1
+			for j := x.sufGroup[i]; j < x.sufGroup[i+1]; j++ {
+				if only == nil || only[j>>6]&(1<<(j&63)) != 0 {
+					id := x.sufToks[j]
+					out[id>>5] |= 1 << (uint32(id) & 31)
+				}
+			}
+		}
+	}
+}
+
+// checkRanges decides x's ranges of uncertain tokens from the state st
+// holds at depth base (see checkSuffixes), each range as checkRange does,
+// recording in rec those whose walks ended the rule below.
+func (m *Matcher) checkRanges(out []uint32, x *nodeIndex, base int, first *byteset.Set, rec *exitRecord) {
 	for k, r := range x.ranges {
 		if rec != nil {
-			st.ClearPopped()
+			m.st.ClearPopped()
 		}
-		m.checkRange(out, r, base, &first)
-		if rec != nil && st.Popped() {
+		m.checkRange(out, r, base, first)
+		if rec != nil && m.st.Popped() {
 			rec.ranges = append(rec.ranges, int32(k))
 		}
 	}
-	st.Rollback(top)
 }
 
 // checkSome decides the uncertain tokens of x among the suffixes sufs and
