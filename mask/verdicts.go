@@ -17,8 +17,9 @@ package mask
 
 // keptVerdicts is how many (classification, frame) pairs a matcher keeps
 // verdicts for: a mask has a few tops, each with at most two suffix tables
-// (a derived classification's and its base's).
-const keptVerdicts = 8
+// (a derived classification's and its base's), and a document's values
+// come back to the same few rules. The least recently used goes first.
+const keptVerdicts = 16
 
 // minVerdictWords is the least room a kept verdict is given, in words of
 // 64 suffixes, so that a matcher's kept verdicts stop growing (allocating)
@@ -28,7 +29,7 @@ const minVerdictWords = 16
 // verdicts is a matcher's kept exit verdicts.
 type verdicts struct {
 	kept [keptVerdicts]verdict
-	next int // the entry to replace next, round robin
+	tick uint64 // counts finds and starts: when each entry was last used
 }
 
 // verdict says which suffixes of x's table (bit i: suffix i) are taken
@@ -38,12 +39,15 @@ type verdict struct {
 	frame int32
 	stamp uint64
 	taken []uint64
+	used  uint64 // the tick it was last found or started at
 }
 
 // find returns the kept verdict of x at frame f with stamp, or nil.
 func (v *verdicts) find(x *nodeIndex, f int32, stamp uint64) *verdict {
+	v.tick++
 	for i := range v.kept {
 		if e := &v.kept[i]; e.x == x && e.frame == f && e.stamp == stamp {
+			e.used = v.tick
 			return e
 		}
 	}
@@ -51,11 +55,17 @@ func (v *verdicts) find(x *nodeIndex, f int32, stamp uint64) *verdict {
 }
 
 // start returns an entry to record the verdicts of x's ns suffixes at
-// frame f with stamp into, cleared. It holds no verdict (x is nil) until
+// frame f with stamp into, cleared: the least recently used one. It
+// follows a find that found none. It holds no verdict (x is nil) until
 // the caller sets x, once every suffix is decided.
 func (v *verdicts) start(ns int, f int32, stamp uint64) *verdict {
-	e := &v.kept[v.next]
-	v.next = (v.next + 1) % keptVerdicts
+	e := &v.kept[0]
+	for i := range v.kept {
+		if v.kept[i].used < e.used {
+			e = &v.kept[i]
+		}
+	}
+	e.used = v.tick
 	words := (ns + 63) / 64
 	if cap(e.taken) < words {
 		e.taken = make([]uint64, max(words, minVerdictWords))
