@@ -410,12 +410,30 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRe
 		return
 	}
 	st := m.st
+	// Without rec, the suffixes' verdicts are kept for the next mask that
+	// asks about x at this frame (verdicts.go); one kept before is taken,
+	// and only x's ranges are walked.
+	var kept, record *verdict
+	if rec == nil && ns > 0 && f >= 0 {
+		stamp := st.FrameStamp(f)
+		if kept = m.verdicts.find(x, f, stamp); kept != nil {
+			orTaken(out, x, kept.taken, only)
+			if len(x.ranges) == 0 {
+				return
+			}
+		} else {
+			record = m.verdicts.start(ns, f, stamp)
+		}
+	}
 	top := st.Depth()
 	pushed := st.PushReturn(f)
 	if rec != nil && st.Popped() {
 		rec.all = true // the return node itself may end its rule
 	}
 	if !pushed {
+		if record != nil && st.Err() == nil {
+			record.x = x // nothing can follow the rule: no suffix is taken
+		}
 		return
 	}
 	// The bytes the caller takes first: a suffix starting with another byte
@@ -425,18 +443,10 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRe
 		first.Union(m.c.prog.FirstBytes(t.Node))
 	}
 	base := top + 1
-	// Without rec, the verdicts of the suffixes are kept for the next mask
-	// that asks about them at this frame (verdicts.go).
-	var record *verdict
-	if rec == nil && ns > 0 {
-		stamp := st.FrameStamp(f)
-		if v := m.verdicts.find(x, f, stamp); v != nil {
-			orTaken(out, x, v.taken, only)
-			m.checkRanges(out, x, base, &first, nil)
-			st.Rollback(top)
-			return
-		}
-		record = m.verdicts.start(ns, f, stamp)
+	if kept != nil {
+		m.checkRanges(out, x, base, &first, nil)
+		st.Rollback(top)
+		return
 	}
 	const noPop = math.MaxInt
 	failAt := -1     // the previous suffix died adding its byte failAt
