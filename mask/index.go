@@ -210,7 +210,8 @@ func radixExits(exits []exitEntry, keys []uint64, tmpE []exitEntry, tmpK []uint6
 }
 
 // classify classifies the sorted vocabulary from node n: a wide node from
-// the vocabulary's rows of tokens (classifyWide), others by a walk of the
+// the vocabulary's rows of tokens (classifyWide) or, where no set of bytes
+// serves, through the folded trie (classifyFolded), others by a walk of the
 // trie through a walkDFA, and, for the rare node whose walk meets too many
 // configurations, through the pushdown state st. It also returns the work it took, in steps: trie
 // positions visited, bytes stepped and exits recorded (a count, so tests of
@@ -219,6 +220,11 @@ func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int)
 	a := takeWalk(p, n)
 	x, ok := a.classifyWide(v, n, stride, false)
 	work := a.work
+	if !ok && startsWide(v, &a.first) {
+		// Most of the vocabulary is alive past the first byte: fold it.
+		x, ok = a.classifyFolded(v, stride, 0)
+		work += a.work
+	}
 	if !ok {
 		x, ok = a.classify(v, n, stride)
 		work += a.work

@@ -36,6 +36,7 @@ type trieIndex struct {
 	all    []uint32
 	shared *indexCache
 	sets   tokenSets // what wide classifications ask of the vocabulary
+	folded *foldedTrie
 }
 
 // trieIndexes holds the index of every trie in use; an index is dropped,
@@ -78,6 +79,7 @@ func buildTrieIndex(tr *toktrie.Trie) *trieIndex {
 	// The first wide classification reads the trie's summaries: a pass
 	// over the vocabulary, paid here and not at some first mask.
 	tr.Summarize()
+	x.folded = buildFolded(tr)
 	return x
 }
 

@@ -34,6 +34,7 @@ type walkDFA struct {
 	loops          []loopInfo
 	cls            []uint8    // 256 per state: bytes of one class have one successor
 	ring           []byte     // 256 per state: the next byte of the same class (see byteClasses)
+	folds          []uint8    // per state: the groups of bytes it steps alike (foldsOf)
 	ids            []int32    // the states by their configurations: an open-addressed hash table, -1 where empty
 	set            []int32    // scratch for the UTF-8 loop test
 	safes          []safeInfo // per state, once asked for (see safe)
@@ -68,6 +69,8 @@ type walkDFA struct {
 	ranges       []exitRange
 	path         []int32     // path[d]: the state after d bytes of the current token
 	twin         []int32     // walkApart's: the state after d bytes from the loop
+	foldPath     []int32     // classifyFolded's, for the tokens walked byte by byte
+	foldSorted   []int32     // classifyFolded's, the tokens that die below a node, by position
 	clean        []bool      // walkApart's: no rule may end along either walk so far
 	except       []uint32    // walkApart's: the tokens walked apart, as a row
 	refusedFirst byteset.Set // walkApart's: first bytes the start refuses and the reference takes
@@ -251,6 +254,7 @@ func (a *walkDFA) reset(p *pda.Program, n int32) {
 	a.loops = a.loops[:0]
 	a.cls = a.cls[:0]
 	a.ring = a.ring[:0]
+	a.folds = a.folds[:0]
 	a.safes = a.safes[:0]
 	a.asciiOff, a.asciiCls = a.asciiOff[:0], a.asciiCls[:0]
 	a.ends, a.endStates = a.ends[:0], a.endStates[:0]
@@ -433,6 +437,7 @@ func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
 	a.cls = slices.Grow(a.cls, 256)[:len(a.trans)]
 	a.ring = slices.Grow(a.ring, 256)[:len(a.trans)]
 	a.byteClasses(s)
+	a.folds = append(a.folds, a.foldsOf(s))
 	a.loops = append(a.loops, loopInfo{})
 	return s
 }

@@ -105,7 +105,7 @@ func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int, cheap bool) (
 	if best == nil || cheap && !clearlyGood(v, best.cost) {
 		return nil, false
 	}
-	return a.classifyThrough(v, best, stride)
+	return a.classifyThrough(v, best, stride, !cheap)
 }
 
 // clearlyGood reports whether a set that walks about cost tokens is
@@ -197,8 +197,12 @@ type wideSet struct {
 // classifyThrough classifies from the walk's start through w, which plan
 // has filled in, reporting false where it would walk too many tokens, where
 // a token set is over its budget, or where the walk met more
-// configurations than it keeps (the caller's fallbacks decide then).
-func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeIndex, bool) {
+// configurations than it keeps (the caller's fallbacks decide then). With
+// fold, a list of tokens that would take well more steps to walk than the
+// folded trie has nodes (the positions of a string that counts words:
+// 75,838 steps) is left for a walk of the folded trie (classifyFolded),
+// tried first.
+func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int, fold bool) (*nodeIndex, bool) {
 	// A token whose first byte the start refuses is refused there, before
 	// any way out of the rule: only the others are walked.
 	var first byteset.Set
@@ -249,6 +253,26 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeI
 			return nil, false
 		}
 		walk = a.merge(walk, long)
+	}
+	wasted := 0
+	if fold {
+		// Walking the list costs a step per byte, less the bytes a token
+		// shares with the one before it in the trie; where that is well
+		// over the folded trie's size, the folded walk is tried first,
+		// for at most as many steps.
+		steps := 0
+		for i, p := range walk {
+			steps += len(v.Token(int(p)))
+			if i > 0 && walk[i-1]+1 == p {
+				steps -= v.LCP(int(p))
+			}
+		}
+		if steps > foldedShare*len(v.perTrie.folded.fold) {
+			if x, ok := a.classifyFolded(v, stride, steps); ok {
+				return x, true
+			}
+			wasted = a.work
+		}
 	}
 	clean, ok := sets.without(v, dirty)
 	if !ok {
@@ -321,7 +345,7 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int) (*nodeI
 	for _, w := range a.acc {
 		count += bits.OnesCount32(w)
 	}
-	a.work += len(a.exits)
+	a.work += len(a.exits) + wasted
 	return newNodeIndex(v, a.acc, nil, count, a.exits, nil, stride), true
 }
 

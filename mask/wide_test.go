@@ -317,7 +317,7 @@ x ::= [^!]{2} | [^!]{4} "!"`,
 		if !ok || !a.plan(voc, &w) {
 			return nil, false
 		}
-		return a.classifyThrough(voc, &w, stride)
+		return a.classifyThrough(voc, &w, stride, false)
 	})
 	t.Logf("%d wide nodes classified through layers", taken)
 	assert.Positive(t, taken)
