@@ -252,10 +252,7 @@ func (a *walkDFA) classifyFolded(v *vocabIndex, stride, budget int) (*nodeIndex,
 			}
 			// In the trie's order, each token's walk picks up the
 			// previous one's where their bytes agree.
-			sorted := append(a.foldSorted[:0], sub...)
-			slices.Sort(sorted)
-			a.foldSorted = sorted
-			n, ok := a.walkFrom(v, path, sorted)
+			n, ok := a.walkFrom(v, path, a.inTrieOrder(sub))
 			if !ok {
 				return nil, false
 			}
@@ -310,9 +307,7 @@ func (a *walkDFA) acceptAll(ids []int32, toks []int32) int {
 // in the trie walk, a long run is one range for each place to leave.
 func (a *walkDFA) dieBelow(v *vocabIndex, path []int32, toks []int32, failAt int) {
 	ids := v.IDs()
-	sorted := append(a.foldSorted[:0], toks...)
-	slices.Sort(sorted)
-	a.foldSorted = sorted
+	sorted := a.inTrieOrder(toks)
 	for lo := 0; lo < len(sorted); {
 		hi := lo + 1
 		for hi < len(sorted) && sorted[hi] == sorted[hi-1]+1 && v.LCP(int(sorted[hi])) > failAt {
@@ -331,6 +326,27 @@ func (a *walkDFA) dieBelow(v *vocabIndex, path []int32, toks []int32, failAt int
 		}
 		lo = hi
 	}
+}
+
+// inTrieOrder returns the positions toks sorted, in scratch. Below edges
+// that fold nothing (a lead byte, a quote) a folded node's tokens are all
+// of a subtree of the trie, a run of positions: no sort.
+func (a *walkDFA) inTrieOrder(toks []int32) []int32 {
+	lo, hi := int32(math.MaxInt32), int32(-1)
+	for _, p := range toks {
+		lo, hi = min(lo, p), max(hi, p)
+	}
+	sorted := a.foldSorted[:0]
+	if int(hi-lo)+1 == len(toks) {
+		for p := lo; p <= hi; p++ {
+			sorted = append(sorted, p)
+		}
+	} else {
+		sorted = append(sorted, toks...)
+		slices.Sort(sorted)
+	}
+	a.foldSorted = sorted
+	return sorted
 }
 
 // walkFrom walks the tokens at positions toks, in the trie's order, byte
