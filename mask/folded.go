@@ -168,6 +168,17 @@ func buildFolded(tr *toktrie.Trie) *foldedTrie {
 	return f
 }
 
+// foldsUnknown marks a state whose groups foldsAt has not computed yet.
+const foldsUnknown = 1 << 7
+
+// foldsAt is foldsOf(s), computed once per state.
+func (a *walkDFA) foldsAt(s int32) uint8 {
+	if a.folds[s] == foldsUnknown {
+		a.folds[s] = a.foldsOf(s)
+	}
+	return a.folds[s]
+}
+
 // foldsOf is the groups of bytes that state s steps alike: bit g is set
 // where every top of s goes to one node (or none) on every byte of group
 // g. Its byte classes, which are its tops' rules' (the rule of an escape
@@ -224,7 +235,7 @@ func (a *walkDFA) classifyFolded(v *vocabIndex, stride, budget int) (*nodeIndex,
 	if budget <= 0 {
 		budget = math.MaxInt
 	}
-	if a.folds[a.start]&(1<<foldGroup['a']) == 0 {
+	if a.foldsAt(a.start)&(1<<foldGroup['a']) == 0 {
 		// The start tells lowercase letters apart (a word of a pattern,
 		// a hex digit): most of the walk would be byte by byte.
 		return nil, false
@@ -244,7 +255,7 @@ func (a *walkDFA) classifyFolded(v *vocabIndex, stride, budget int) (*nodeIndex,
 		d := f.depth[i]
 		path = path[:d]
 		s := path[d-1]
-		if g := foldGroup[f.fold[i]]; g != noFold && a.folds[s]&(1<<g) == 0 {
+		if g := foldGroup[f.fold[i]]; g != noFold && a.foldsAt(s)&(1<<g) == 0 {
 			// s tells the bytes of this edge apart: walk its tokens.
 			sub := f.toks[f.at[i]:f.at[f.end[i]]]
 			if bytewise += len(sub); bytewise > most {

@@ -34,7 +34,7 @@ type walkDFA struct {
 	loops          []loopInfo
 	cls            []uint8    // 256 per state: bytes of one class have one successor
 	ring           []byte     // 256 per state: the next byte of the same class (see byteClasses)
-	folds          []uint8    // per state: the groups of bytes it steps alike (foldsOf)
+	folds          []uint8    // per state: the groups of bytes it steps alike, once asked for (foldsAt)
 	ids            []int32    // the states by their configurations: an open-addressed hash table, -1 where empty
 	set            []int32    // scratch for the UTF-8 loop test
 	safes          []safeInfo // per state, once asked for (see safe)
@@ -437,7 +437,7 @@ func (a *walkDFA) intern(tops []pda.Top, end bool) int32 {
 	a.cls = slices.Grow(a.cls, 256)[:len(a.trans)]
 	a.ring = slices.Grow(a.ring, 256)[:len(a.trans)]
 	a.byteClasses(s)
-	a.folds = append(a.folds, a.foldsOf(s))
+	a.folds = append(a.folds, foldsUnknown) // asked for by folded walks only (foldsAt)
 	a.loops = append(a.loops, loopInfo{})
 	return s
 }
