@@ -197,7 +197,7 @@ outer:
 			}
 			continue
 		}
-		if !a.leavesBefore(failAt) {
+		if !a.leavesBeforeOn(a.path, failAt) {
 			// Every token with these failAt+1 bytes dies here, apart.
 			end := tr.End(tr.Node(i, failAt+1))
 			mark(i, end)

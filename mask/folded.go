@@ -325,11 +325,7 @@ func (a *walkDFA) dieBelow(v *vocabIndex, path []int32, toks []int32, failAt int
 			hi++
 		}
 		if hi-lo >= minExitRange {
-			for d := 1; d <= failAt; d++ {
-				if a.canEnd[path[d]] {
-					a.ranges = append(a.ranges, exitRange{lo: sorted[lo], hi: sorted[hi-1] + 1, at: int32(d), common: int32(failAt + 1)})
-				}
-			}
+			a.addRangesOn(path, sorted[lo], sorted[hi-1]+1, failAt)
 		} else {
 			for _, p := range sorted[lo:hi] {
 				a.addExitsOn(path, ids[p], p, failAt)
@@ -409,11 +405,7 @@ func (a *walkDFA) walkFrom(v *vocabIndex, path []int32, toks []int32) (accepted 
 		case !a.leavesBeforeOn(own, failAt):
 			// All die without leaving the rule: refused.
 		case end-p >= minExitRange:
-			for d := 1; d <= failAt; d++ {
-				if a.canEnd[own[d]] {
-					a.ranges = append(a.ranges, exitRange{lo: p, hi: end, at: int32(d), common: int32(failAt + 1)})
-				}
-			}
+			a.addRangesOn(own, p, end, failAt)
 		default:
 			for _, q := range toks[j : last+1] {
 				a.addExitsOn(own, ids[q], q, failAt)
@@ -422,25 +414,4 @@ func (a *walkDFA) walkFrom(v *vocabIndex, path []int32, toks []int32) (accepted 
 		j = last
 	}
 	return accepted, true
-}
-
-// leavesBeforeOn reports whether a walk along path could have left the rule
-// after one of its first k bytes.
-func (a *walkDFA) leavesBeforeOn(path []int32, k int) bool {
-	for _, s := range path[1 : k+1] {
-		if a.canEnd[s] {
-			return true
-		}
-	}
-	return false
-}
-
-// addExitsOn records that token id, at position p, may leave the rule after
-// any of its first k bytes where path could end.
-func (a *walkDFA) addExitsOn(path []int32, id, p int32, k int) {
-	for d := 1; d <= k; d++ {
-		if a.canEnd[path[d]] {
-			a.exits = append(a.exits, exitEntry{id: id, pos: p, at: int32(d)})
-		}
-	}
 }

@@ -1139,14 +1139,6 @@ func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool
 		}
 		count -= hi - lo
 	}
-	addExits := func(i int, tok []byte, reached int) {
-		// The walk may leave the rule after d bytes wherever it could end.
-		for d := 1; d <= reached && d < len(tok); d++ {
-			if a.canEnd[a.path[d]] {
-				a.exits = append(a.exits, exitEntry{id: ids[i], pos: int32(i), at: int32(d)})
-			}
-		}
-	}
 	failAt := -1 // the previous token died adding its byte failAt
 outer:
 	for i := 0; i < len(ids); i++ {
@@ -1171,7 +1163,7 @@ outer:
 			// Dies where the previous token died; it may still leave the
 			// rule before that.
 			refuse(i, i+1)
-			addExits(i, tok, failAt)
+			a.addExitsOn(a.path, ids[i], int32(i), failAt)
 			continue
 		}
 		failAt = -1
@@ -1214,7 +1206,7 @@ outer:
 			accept(i, i+1)
 			continue
 		}
-		if !a.leavesBefore(failAt) {
+		if !a.leavesBeforeOn(a.path, failAt) {
 			// Every token with this token's first failAt+1 bytes dies at
 			// the same byte without leaving the rule: refuse them at once.
 			end := tr.End(tr.Node(i, failAt+1))
@@ -1227,17 +1219,13 @@ outer:
 			// So do all tokens with its first failAt+1 bytes, and they
 			// could all leave the rule where it could: one range each.
 			refuse(i, end)
-			for d := 1; d <= failAt; d++ {
-				if a.canEnd[a.path[d]] {
-					a.ranges = append(a.ranges, exitRange{lo: int32(i), hi: int32(end), at: int32(d), common: int32(failAt + 1)})
-				}
-			}
+			a.addRangesOn(a.path, int32(i), int32(end), failAt)
 			i = end - 1
 			failAt = -1
 			continue
 		}
 		refuse(i, i+1)
-		addExits(i, tok, failAt)
+		a.addExitsOn(a.path, ids[i], int32(i), failAt)
 	}
 	a.work += len(a.exits) + len(a.ranges) + a.layerSteps // layerCovers' steps are the walk's too
 	var list []int32
@@ -1247,15 +1235,37 @@ outer:
 	return newNodeIndex(v, a.acc, list, count, a.exits, a.ranges, stride), true
 }
 
-// leavesBefore reports whether the current token's walk could have left the
-// rule after one of its first k bytes (1 <= d <= k).
-func (a *walkDFA) leavesBefore(k int) bool {
-	for _, s := range a.path[1 : k+1] {
+// leavesBeforeOn reports whether a walk along path could have left the rule
+// after one of its first k bytes.
+func (a *walkDFA) leavesBeforeOn(path []int32, k int) bool {
+	for _, s := range path[1 : k+1] {
 		if a.canEnd[s] {
 			return true
 		}
 	}
 	return false
+}
+
+// addExitsOn records that token id, at position p, may leave the rule after
+// any of its first k bytes where path could end.
+func (a *walkDFA) addExitsOn(path []int32, id, p int32, k int) {
+	for d := 1; d <= k; d++ {
+		if a.canEnd[path[d]] {
+			a.exits = append(a.exits, exitEntry{id: id, pos: p, at: int32(d)})
+		}
+	}
+}
+
+// addRangesOn records that the tokens at positions lo to hi, which share
+// their first failAt+1 bytes and die at the last of them, may leave the
+// rule after any of their first failAt bytes where path could end: one
+// range for each place.
+func (a *walkDFA) addRangesOn(path []int32, lo, hi int32, failAt int) {
+	for d := 1; d <= failAt; d++ {
+		if a.canEnd[path[d]] {
+			a.ranges = append(a.ranges, exitRange{lo: lo, hi: hi, at: int32(d), common: int32(failAt + 1)})
+		}
+	}
 }
 
 func growClear(s []uint32, n int) []uint32 {
