@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"time"
 
@@ -128,7 +127,7 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 				if err := s.h.Err(); err != nil {
 					r.CompileFailed++
 					r.fail(s, "compile: "+err.Error())
-					s.done = true
+					s.done, s.h = true, nil
 					left--
 					continue
 				}
@@ -137,7 +136,10 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 			matchers, rows, live = append(matchers, s.m), append(rows, i), append(live, s)
 		}
 		if len(live) == 0 {
-			runtime.Gosched() // every unfinished sequence waits for its compile
+			// Every unfinished sequence waits for its compile: sleep a
+			// moment, as a scheduler with nothing to run would, rather
+			// than spin beside the compile worker.
+			time.Sleep(idlePoll)
 			continue
 		}
 		errs = slices.Grow(errs[:0], len(live))[:len(live)]
@@ -153,11 +155,17 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 			if r.step(o, s, bm, rows[k], errs[k]) {
 				s.done = true
 				left--
+				// An engine lets a finished request's grammar go.
+				s.m, s.h = nil, nil
 			}
 		}
 	}
 	return nil
 }
+
+// idlePoll is how long a step loop with no ready sequence sleeps before
+// it looks at the compiles again.
+const idlePoll = 20 * time.Microsecond
 
 // isErr reports whether err is not nil.
 func isErr(err error) bool { return err != nil }
