@@ -376,18 +376,9 @@ func (a *walkDFA) walkFrom(v *vocabIndex, path []int32, toks []int32) (accepted 
 		l := max(base, min(commonPrefix(prev, tok), len(own)-1))
 		own = own[:l+1]
 		prev = tok
-		failAt := -1
-		for k := l; k < len(tok); k++ {
-			a.work++
-			t := a.next(own[k], tok[k])
-			if t < 0 {
-				if t == stateFull {
-					return accepted, false
-				}
-				failAt = k
-				break
-			}
-			own = append(own, t)
+		var failAt int
+		if own, failAt, ok = a.stepThrough(own, tok); !ok {
+			return accepted, false
 		}
 		id := ids[p]
 		if failAt < 0 {

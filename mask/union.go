@@ -229,14 +229,11 @@ func (a *walkDFA) splitExits(v *vocabIndex, exits []exitEntry, ranges []exitRang
 	alive := func(tok []byte, at int32) (bool, bool) {
 		l := min(commonPrefix(prev, tok[:at]), len(a.path)-1)
 		a.path = a.path[:l+1]
-		for k := l; k < int(at); k++ {
-			a.work++
-			t := a.next(a.path[k], tok[k])
-			if t < 0 {
-				prev = tok[:k]
-				return false, t != stateFull
-			}
-			a.path = append(a.path, t)
+		var failAt int
+		var ok bool
+		if a.path, failAt, ok = a.stepThrough(a.path, tok[:at]); failAt >= 0 {
+			prev = tok[:failAt]
+			return false, ok
 		}
 		prev = tok[:at]
 		return a.canEnd[a.path[at]], true

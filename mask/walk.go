@@ -1235,6 +1235,22 @@ outer:
 	return newNodeIndex(v, a.acc, list, count, a.exits, a.ranges, stride), true
 }
 
+// stepThrough extends path, the states after the first len(path)-1 bytes
+// of tok (path[d] after d bytes), through the rest of tok, a step of
+// a.work per byte. It returns the path, the byte tok dies at (-1: none),
+// and false where the walk met more configurations than it keeps.
+func (a *walkDFA) stepThrough(path []int32, tok []byte) ([]int32, int, bool) {
+	for k := len(path) - 1; k < len(tok); k++ {
+		a.work++
+		t := a.next(path[k], tok[k])
+		if t < 0 {
+			return path, k, t != stateFull
+		}
+		path = append(path, t)
+	}
+	return path, -1, true
+}
+
 // leavesBeforeOn reports whether a walk along path could have left the rule
 // after one of its first k bytes.
 func (a *walkDFA) leavesBeforeOn(path []int32, k int) bool {

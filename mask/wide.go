@@ -315,18 +315,9 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int, fold bo
 		l := min(commonPrefix(prev, tok), len(a.path)-1)
 		a.path = a.path[:l+1]
 		prev = tok
-		failAt := -1
-		for k := l; k < len(tok); k++ {
-			a.work++
-			t := a.next(a.path[k], tok[k])
-			if t < 0 {
-				if t == stateFull {
-					return nil, false
-				}
-				failAt = k
-				break
-			}
-			a.path = append(a.path, t)
+		var failAt int
+		if a.path, failAt, ok = a.stepThrough(a.path, tok); !ok {
+			return nil, false
 		}
 		id := ids[p]
 		if failAt < 0 {
