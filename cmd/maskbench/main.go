@@ -41,10 +41,12 @@
 // to a new process ("fresh per schema:"). The Compiler runs with its default
 // options: -prepare sets the classification it does before Ready
 // (CompilerOptions.PrepareWork; -1 turns it off) and -warm its background
-// warming goroutines (WarmWorkers; none by default). Decoding starts the moment a compile is
-// Ready, with no prefill between, so warming has no head start here:
+// warming goroutines (WarmWorkers; none by default). Decoding starts the
+// moment a compile is Ready, unless -prefill D pauses D first, as an
+// engine's prefill would, which warming can use:
 //
 //	go run ./cmd/maskbench -fresh -every 16
+//	go run ./cmd/maskbench -fresh -warm 1 -prefill 20ms
 //
 // -thread-cpu (Linux) also reads the CPU time of the thread each mask runs
 // on, and adds to the line its percentiles and the masks whose thread was
@@ -102,6 +104,7 @@ func main() {
 	fresh := flag.Bool("fresh", false, "measure the first pass through a rein.Compiler, as in a fresh server process")
 	freshPerSchema := flag.Bool("fresh-per-schema", false, "like -fresh, with a new Compiler and an empty shared index for every schema")
 	warm := flag.Int("warm", 0, "with -fresh, -fresh-per-schema or -batch: the Compiler's background warming goroutines (0: none, its default)")
+	prefill := flag.Duration("prefill", 0, "with -fresh or -fresh-per-schema: the pause between each compile's Ready and its first mask, as an engine's prefill (0: none)")
 	prepare := flag.Int64("prepare", 0, "with -fresh, -fresh-per-schema or -batch: the Compiler's classification work before Ready (0: its default, -1: none)")
 	batch := flag.Int("batch", 0, "decode the valid instances in batches of this many sequences, in a fresh process (0: off)")
 	workers := flag.Int("workers", 2, "BatchFiller goroutines for -batch")
@@ -185,6 +188,7 @@ func main() {
 		opts.PerSchemaFresh = *freshPerSchema
 		opts.WarmWorkers = *warm
 		opts.PrepareWork = *prepare
+		opts.Prefill = *prefill
 		opts.ThreadCPU = *threadCPU
 		rep, err := maskbench.RunFresh(opts)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,6 +108,35 @@ func TestRunFreshThreadCPU(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, rep.MaskCPU.Len())
 	assert.NotContains(t, rep.Summary(), "thread CPU")
+}
+
+// TestRunFreshPrefill checks that a pause between each compile's Ready and
+// its first mask, with a warming goroutine to use it, changes no outcome:
+// the same schemas pass and the same masks are fed as without it. Each
+// compiled schema's pause is in the run's wall time.
+func TestRunFreshPrefill(t *testing.T) {
+	voc := vocabtest.Load(t, "llama3")
+	o := maskbench.Options{Dir: sampleDir(), Vocab: voc, Every: 7, Limit: 4}
+	plain, err := maskbench.RunFresh(o)
+	require.NoError(t, err)
+	o.Prefill, o.WarmWorkers = 20*time.Millisecond, 1
+	rep, err := maskbench.RunFresh(o)
+	require.NoError(t, err)
+	require.Len(t, rep.Schemas, len(plain.Schemas))
+	assert.Equal(t, plain.Passed(), rep.Passed())
+	assert.Equal(t, plain.Tokens, rep.Tokens)
+	assert.Equal(t, plain.Masks.Len(), rep.Masks.Len())
+	compiled := 0
+	for i, s := range rep.Schemas {
+		assert.Equal(t, plain.Schemas[i].Passed, s.Passed, s.File)
+		if s.CompileErr == "" {
+			compiled++
+			assert.Positive(t, s.FirstMask, s.File)
+		}
+	}
+	require.Positive(t, compiled)
+	assert.GreaterOrEqual(t, rep.Wall, time.Duration(compiled)*o.Prefill)
+	t.Log(rep.Summary())
 }
 
 // TestRunFreshBatch decodes, in batches smaller than the sequences so that

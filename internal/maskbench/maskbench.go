@@ -59,6 +59,11 @@ type Options struct {
 	// the classification done before a compile is Ready (0: the
 	// Compiler's default, negative: none).
 	PrepareWork int64
+	// Prefill is the fresh runners' pause between a compile's Ready and its
+	// first mask, the time an engine spends in the request's prefill
+	// (0: none, decoding starts at Ready). Background warming
+	// (WarmWorkers) has it to classify the grammar's first nodes in.
+	Prefill time.Duration
 	// AppendOnly runs RunJumpForward with jumpforward.Options.AppendOnly:
 	// no step replaces a token the sequence has.
 	AppendOnly bool
@@ -284,6 +289,10 @@ func runFile(file string, o Options, enc *tokenizer.Encoder, bm *mask.Bitmask, r
 	if err != nil {
 		res.CompileErr = err.Error()
 		return res
+	}
+	if o.Prefill > 0 {
+		time.Sleep(o.Prefill)
+		ready = time.Now() // the first mask is timed from the end of the prefill
 	}
 	r.firstEnd, r.wantFirst, r.maxMask, r.maxWork = time.Time{}, !probe, 0, 0
 	defer func() { r.wantFirst, res.MaxMask, res.MaxMaskWork = false, r.maxMask, r.maxWork }()
