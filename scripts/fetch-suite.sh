@@ -30,13 +30,17 @@ if [ "$sum" != "$want" ]; then
 	exit 1
 fi
 staging=$(mktemp -d "$(dirname "$dest")/.suite.XXXXXX" 2>/dev/null || { mkdir -p "$(dirname "$dest")"; mktemp -d "$(dirname "$dest")/.suite.XXXXXX"; })
+# A failed run leaves no staging folder behind; the copies are made
+# writable first, since a user who is not root cannot remove files from
+# the read-only folders the module cache holds.
+trap 'rm -rf "$tmp"; if [ -d "$staging" ]; then chmod -R u+w "$staging"; rm -rf "$staging"; fi' EXIT
 for d in draft4 draft6 draft7 draft2019-09 remotes; do
 	cp -R "$dir/testdata/$d" "$staging/$d"
 done
+chmod -R u+w,go+rX "$staging"
 find "$staging" -name '*_modified.json' -delete
 cp "$dir/LICENSE" "$staging/LICENSE.go-module"
 printf 'JSON Schema Test Suite (MIT), vendored by %s (testdata/), %s\n' "$module" "$want" > "$staging/SOURCE"
-chmod -R u+w,go+rX "$staging"
 touch "$staging/COMPLETE"
 rm -rf "$dest"
 mv "$staging" "$dest"
