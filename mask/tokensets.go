@@ -1,6 +1,7 @@
 package mask
 
 import (
+	"math"
 	"sync"
 
 	"github.com/reinlm/rein/internal/byteset"
@@ -108,12 +109,22 @@ func (l *tokenSets) withoutAfter(v *vocabIndex, b byte, k byteKey) ([]uint32, bo
 	return x.row, true
 }
 
-// atMost returns the row of the trie's tokens of at most n characters.
+// atMost returns the row of the trie's tokens of at most n characters:
+// every token's bits less the longer ones', or the shorter ones' bits,
+// whichever are fewer.
 func (l *tokenSets) atMost(v *vocabIndex, n int) ([]uint32, bool) {
 	x, ok := getSet(l, &l.short, n, func(x *tokenSet) {
-		x.row = make([]uint32, len(v.perTrie.all))
 		ids := v.IDs()
-		for p := range v.AtMostChars(n) {
+		if n >= maxCountedChars || v.Len()-v.CountChars(-1, n) < v.CountChars(-1, n) {
+			x.row = append([]uint32(nil), v.perTrie.all...)
+			for p := range v.Chars(n, math.MaxInt) {
+				id := ids[p]
+				x.row[id>>5] &^= 1 << (uint32(id) & 31)
+			}
+			return
+		}
+		x.row = make([]uint32, len(v.perTrie.all))
+		for p := range v.Chars(-1, n) {
 			id := ids[p]
 			x.row[id>>5] |= 1 << (uint32(id) & 31)
 		}
@@ -149,11 +160,7 @@ func (l *tokenSets) startingWith(v *vocabIndex, first byteset.Set) ([]uint32, bo
 // longer returns the sorted positions of the tokens of more than n
 // characters.
 func (l *tokenSets) longer(v *vocabIndex, n int) ([]int32, bool) {
-	x, ok := getSet(l, &l.long, n, func(x *tokenSet) {
-		for p := range v.MoreChars(n) {
-			x.pos = append(x.pos, int32(p))
-		}
-	})
+	x, ok := getSet(l, &l.long, n, func(x *tokenSet) { x.pos = v.SortedChars(n, math.MaxInt) })
 	if !ok {
 		return nil, false
 	}
@@ -163,11 +170,7 @@ func (l *tokenSets) longer(v *vocabIndex, n int) ([]int32, bool) {
 // between returns the sorted positions of the trie's tokens of more than lo
 // and at most hi characters.
 func (l *tokenSets) between(v *vocabIndex, lo, hi int) ([]int32, bool) {
-	x, ok := getSet(l, &l.band, [2]int{lo, hi}, func(x *tokenSet) {
-		for p := range v.BetweenChars(lo, hi) {
-			x.pos = append(x.pos, int32(p))
-		}
-	})
+	x, ok := getSet(l, &l.band, [2]int{lo, hi}, func(x *tokenSet) { x.pos = v.SortedChars(lo, hi) })
 	if !ok {
 		return nil, false
 	}

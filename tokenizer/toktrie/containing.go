@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"iter"
 	"math"
+	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -22,19 +24,33 @@ type tokenBytes struct {
 	chars    uint16
 }
 
-// summaries holds a trie's tokenBytes by sorted position, built on first use.
+// summaries holds a trie's tokenBytes by sorted position, built on first use,
+// with two indexes over them: the tokens with each byte, and the tokens by
+// length in characters.
 type summaries struct {
 	once   sync.Once
 	s      atomic.Pointer[[]tokenBytes]
 	counts [256]int32 // tokens with each byte
 	inside [256]int32 // tokens with each byte after their first
 	chars  [256]int32 // tokens of each length in characters (the last: that or more)
+
+	// withByte[withStart[b]:withStart[b+1]] are the sorted positions of
+	// the tokens with byte b, each once: a set of bytes that few tokens
+	// have is looked up in them, not tested against every token.
+	withByte  []int32
+	withStart [257]int32
+	invalid   []int32 // sorted positions of the tokens that are not whole, valid UTF-8
+
+	// byChars[charStart[c]:charStart[c+1]] are the sorted positions of the
+	// tokens of c characters (the last: c or more).
+	byChars   []int32
+	charStart [257]int32
 }
 
 // sizeBytes is the memory the summaries hold once built.
 func (s *summaries) sizeBytes() int {
 	if p := s.s.Load(); p != nil {
-		return int(unsafe.Sizeof(tokenBytes{})) * cap(*p)
+		return int(unsafe.Sizeof(tokenBytes{}))*cap(*p) + 4*(cap(s.withByte)+cap(s.invalid)+cap(s.byChars))
 	}
 	return 0
 }
@@ -49,6 +65,7 @@ func (t *Trie) summaries() []tokenBytes {
 	t.sums.once.Do(func() {
 		s := make([]tokenBytes, len(t.ids))
 		var seen, seenInside [256]int32 // the last token counted for each byte, +1
+		invalid := 0
 		for i := range s {
 			tok := t.all.at(i)
 			x := &s[i]
@@ -68,15 +85,88 @@ func (t *Trie) summaries() []tokenBytes {
 				}
 			}
 			x.valid = !x.nonASCII || utf8.Valid(tok)
+			if !x.valid {
+				invalid++
+			}
 			x.chars = uint16(min(len(tok), math.MaxUint16))
 			if x.valid && x.nonASCII {
 				x.chars = uint16(min(utf8.RuneCount(tok), math.MaxUint16))
 			}
-			t.sums.chars[min(int(x.chars), len(t.sums.chars)-1)]++
+			t.sums.chars[charBucket(x.chars)]++
 		}
+		t.indexSummaries(s, invalid)
 		t.sums.s.Store(&s)
 	})
 	return *t.sums.s.Load()
+}
+
+// charBucket is the index of chars in summaries.chars and charStart.
+func charBucket(chars uint16) int { return min(int(chars), 255) }
+
+// indexSummaries fills in the summaries' indexes, once every token's
+// summary and the counts are known: a second pass over the vocabulary's
+// bytes, and each index allocated at its exact size.
+func (t *Trie) indexSummaries(s []tokenBytes, invalid int) {
+	x := &t.sums
+	for b := range 256 {
+		x.withStart[b+1] = x.withStart[b] + x.counts[b]
+		x.charStart[b+1] = x.charStart[b] + x.chars[b]
+	}
+	x.withByte = make([]int32, x.withStart[256])
+	x.byChars = make([]int32, len(s))
+	x.invalid = make([]int32, 0, invalid)
+	next, nextChars := x.withStart, x.charStart
+	var seen [256]int32 // the last token listed for each byte, +1
+	for i := range s {
+		for _, b := range t.all.at(i) {
+			if seen[b] != int32(i+1) {
+				seen[b] = int32(i + 1)
+				x.withByte[next[b]] = int32(i)
+				next[b]++
+			}
+		}
+		c := charBucket(s[i].chars)
+		x.byChars[nextChars[c]] = int32(i)
+		nextChars[c]++
+		if !s[i].valid {
+			x.invalid = append(x.invalid, int32(i))
+		}
+	}
+}
+
+// listedCost is the number of positions that Containing and
+// ClearContaining would read from the byte index for set: where it is below
+// the vocabulary's size, they read the index instead of every token's
+// summary.
+func (t *Trie) listedCost(set *byteset.Set, wholeUTF8 bool) int {
+	n := 0
+	for b := range 256 {
+		if set.Has(byte(b)) {
+			n += int(t.sums.counts[b])
+		}
+	}
+	if wholeUTF8 {
+		n += len(t.sums.invalid)
+	}
+	return n
+}
+
+// eachListed calls f with the sorted position of every token Containing
+// lists, from the byte index: a token may come more than once, and in no
+// particular order.
+func (t *Trie) eachListed(set *byteset.Set, wholeUTF8 bool, f func(p int32)) {
+	for b := range 256 {
+		if set.Has(byte(b)) {
+			for _, p := range t.sums.withByte[t.sums.withStart[b]:t.sums.withStart[b+1]] {
+				f(p)
+			}
+		}
+	}
+	if wholeUTF8 {
+		for _, p := range t.sums.invalid {
+			f(p)
+		}
+	}
 }
 
 // Containing returns, in increasing order, the sorted positions of the
@@ -90,6 +180,26 @@ func (t *Trie) summaries() []tokenBytes {
 // token.
 func (t *Trie) Containing(set *byteset.Set, wholeUTF8 bool) []int32 {
 	sums := t.summaries()
+	if t.listedCost(set, wholeUTF8) < len(sums) {
+		// Few tokens have those bytes: mark them from the byte index in a
+		// bitmap of positions, then read it in order.
+		marks := make([]uint64, (len(sums)+63)/64)
+		t.eachListed(set, wholeUTF8, func(p int32) { marks[p>>6] |= 1 << (p & 63) })
+		n := 0
+		for _, w := range marks {
+			n += bits.OnesCount64(w)
+		}
+		if n == 0 {
+			return nil
+		}
+		out := make([]int32, 0, n)
+		for k, w := range marks {
+			for ; w != 0; w &= w - 1 {
+				out = append(out, int32(k*64+bits.TrailingZeros64(w)))
+			}
+		}
+		return out
+	}
 	n := 0
 	for i := range sums {
 		if t.contains(sums, i, set, wholeUTF8) {
@@ -116,6 +226,13 @@ func (t *Trie) Containing(set *byteset.Set, wholeUTF8 bool) []int32 {
 // is the tokens made of other bytes only, with no list built on the way.
 func (t *Trie) ClearContaining(row []uint32, set *byteset.Set, wholeUTF8 bool) {
 	sums := t.summaries()
+	if t.listedCost(set, wholeUTF8) < len(sums) {
+		t.eachListed(set, wholeUTF8, func(p int32) {
+			id := t.ids[p]
+			row[id>>5] &^= 1 << (uint32(id) & 31)
+		})
+		return
+	}
 	for i := range sums {
 		if t.contains(sums, i, set, wholeUTF8) {
 			id := t.ids[i]
@@ -177,7 +294,7 @@ func (t *Trie) WithByteInside(b byte) int {
 }
 
 // CountChars is the number of tokens of more than lo and at most hi
-// characters (counted as AtMostChars counts them), for 0 <= lo < hi <= 254.
+// characters (counted as Chars counts them), for -1 <= lo < hi <= 254.
 func (t *Trie) CountChars(lo, hi int) int {
 	t.summaries()
 	n := 0
@@ -187,32 +304,36 @@ func (t *Trie) CountChars(lo, hi int) int {
 	return n
 }
 
-// BetweenChars yields, in increasing order, the sorted positions of the
-// tokens of more than lo and at most hi characters.
-func (t *Trie) BetweenChars(lo, hi int) iter.Seq[int] {
+// Chars yields the sorted positions of the tokens of more than lo and at
+// most hi characters, for -1 <= lo < hi, counted in bytes where a token is
+// not whole, valid UTF-8. They come by length, shortest first, and in
+// increasing order within a length (up to 254 characters; the longer come
+// together). The cost is the number yielded, plus the tokens of 255
+// characters or more when hi is over 254.
+func (t *Trie) Chars(lo, hi int) iter.Seq[int] {
 	return func(yield func(int) bool) {
-		for i, x := range t.summaries() {
-			if c := int(x.chars); c > lo && c <= hi && !yield(i) {
-				return
+		sums := t.summaries()
+		x := &t.sums
+		for c := min(max(lo+1, 0), 255); c <= min(hi, 255); c++ {
+			for _, p := range x.byChars[x.charStart[c]:x.charStart[c+1]] {
+				if c == 255 && (int(sums[p].chars) <= lo || int(sums[p].chars) > hi) {
+					continue
+				}
+				if !yield(int(p)) {
+					return
+				}
 			}
 		}
 	}
 }
 
-// AtMostChars yields, in increasing order, the sorted positions of the
-// tokens of at most n characters (counted in bytes where a token is not
-// whole, valid UTF-8); MoreChars yields the others.
-func (t *Trie) AtMostChars(n int) iter.Seq[int] { return t.byChars(n, true) }
-
-// MoreChars yields the sorted positions AtMostChars leaves out.
-func (t *Trie) MoreChars(n int) iter.Seq[int] { return t.byChars(n, false) }
-
-func (t *Trie) byChars(n int, atMost bool) iter.Seq[int] {
-	return func(yield func(int) bool) {
-		for i, x := range t.summaries() {
-			if (int(x.chars) <= n) == atMost && !yield(i) {
-				return
-			}
-		}
+// SortedChars returns, in increasing order, the sorted positions that Chars
+// yields: a sort of their number, for the few tokens longer than some count.
+func (t *Trie) SortedChars(lo, hi int) []int32 {
+	var out []int32
+	for p := range t.Chars(lo, hi) {
+		out = append(out, int32(p))
 	}
+	slices.Sort(out)
+	return out
 }
