@@ -220,7 +220,14 @@ func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int)
 	a := takeWalk(p, n)
 	x, ok := a.classifyWide(v, n, stride, false)
 	work := a.work
-	if !ok && startsWide(v, &a.first) {
+	wideStart := !ok && startsWide(v, &a.first)
+	if wideStart {
+		// Every character to one state (a pattern's dot): walk only the
+		// tokens that state takes on.
+		x, ok = a.classifyPastChar(v, stride)
+		work += a.work
+	}
+	if !ok && wideStart {
 		// Most of the vocabulary is alive past the first byte: fold it.
 		x, ok = a.classifyFolded(v, stride, 0)
 		work += a.work

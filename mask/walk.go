@@ -50,11 +50,13 @@ type walkDFA struct {
 	layerStepLimit int        // layers stop where layerSteps passes it
 	asciiOff       [][2]int32 // per state, asciiCls[lo:hi] holds its ASCII byte classes (hi 0: not yet; see asciiClasses)
 	asciiCls       []byteset.ASCII
-	merged         []int32    // scratch for merge
-	walkList       []int32    // scratch for classifyThrough
-	apart          [][]uint32 // classifyThrough's rows of tokens taken apart (apartRun)
-	apartList      []int32    // scratch for secondBytes
-	ends           []charEnds // per state, once asked for (see utf8Ends)
+	merged         []int32            // scratch for merge
+	walkList       []int32            // scratch for classifyThrough and classifyPastChar
+	firstClass     [256]uint8         // classifyPastChar's: per first byte, firstDead, firstToOne or firstWalk
+	charMemo       map[[2]int32]int32 // classifyPastChar's: charEndsMemo's answers
+	apart          [][]uint32         // classifyThrough's rows of tokens taken apart (apartRun)
+	apartList      []int32            // scratch for secondBytes
+	ends           []charEnds         // per state, once asked for (see utf8Ends)
 	endStates      []int32
 	entry          []int16  // scratch for safe
 	from           []int32  // scratch for safe

@@ -45,12 +45,26 @@ type summaries struct {
 	// tokens of c characters (the last: c or more).
 	byChars   []int32
 	charStart [257]int32
+
+	// afterFirst[afterStart[g]:afterStart[g+1]] are the sorted positions
+	// of the tokens whose first character is whole, valid UTF-8 and
+	// followed by byte g, for g < 256; of those that are that character
+	// alone, for g = oneChar; of the others (their first bytes are not a
+	// whole character), for g = brokenChar.
+	afterFirst []int32
+	afterStart [260]int32
 }
+
+// Groups of summaries.afterFirst past the 256 bytes.
+const (
+	oneChar    = 256
+	brokenChar = 257
+)
 
 // sizeBytes is the memory the summaries hold once built.
 func (s *summaries) sizeBytes() int {
 	if p := s.s.Load(); p != nil {
-		return int(unsafe.Sizeof(tokenBytes{}))*cap(*p) + 4*(cap(s.withByte)+cap(s.invalid)+cap(s.byChars))
+		return int(unsafe.Sizeof(tokenBytes{}))*cap(*p) + 4*(cap(s.withByte)+cap(s.invalid)+cap(s.byChars)+cap(s.afterFirst))
 	}
 	return 0
 }
@@ -112,12 +126,26 @@ func (t *Trie) indexSummaries(s []tokenBytes, invalid int) {
 		x.withStart[b+1] = x.withStart[b] + x.counts[b]
 		x.charStart[b+1] = x.charStart[b] + x.chars[b]
 	}
+	groups := make([]int16, len(s))
+	var count [259]int32
+	for i := range s {
+		g := firstCharGroup(t.all.at(i))
+		groups[i] = g
+		count[g]++
+	}
+	for g := range 259 {
+		x.afterStart[g+1] = x.afterStart[g] + count[g]
+	}
 	x.withByte = make([]int32, x.withStart[256])
 	x.byChars = make([]int32, len(s))
+	x.afterFirst = make([]int32, len(s))
 	x.invalid = make([]int32, 0, invalid)
-	next, nextChars := x.withStart, x.charStart
+	next, nextChars, nextAfter := x.withStart, x.charStart, x.afterStart
 	var seen [256]int32 // the last token listed for each byte, +1
 	for i := range s {
+		g := groups[i]
+		x.afterFirst[nextAfter[g]] = int32(i)
+		nextAfter[g]++
 		for _, b := range t.all.at(i) {
 			if seen[b] != int32(i+1) {
 				seen[b] = int32(i + 1)
@@ -132,6 +160,39 @@ func (t *Trie) indexSummaries(s []tokenBytes, invalid int) {
 			x.invalid = append(x.invalid, int32(i))
 		}
 	}
+}
+
+// firstCharGroup is the group of summaries.afterFirst tok belongs to.
+func firstCharGroup(tok []byte) int16 {
+	r, n := utf8.DecodeRune(tok)
+	switch {
+	case r == utf8.RuneError && n <= 1:
+		return brokenChar
+	case n == len(tok):
+		return oneChar
+	}
+	return int16(tok[n])
+}
+
+// AfterFirstChar returns the sorted positions of the tokens whose first
+// character is whole, valid UTF-8 and followed by byte b: where every
+// character leads a walk to one state, the bytes that state takes pick out
+// the tokens to walk on.
+func (t *Trie) AfterFirstChar(b byte) []int32 { return t.afterFirstGroup(int(b)) }
+
+// OneChar returns the sorted positions of the tokens that are one whole,
+// valid UTF-8 character.
+func (t *Trie) OneChar() []int32 { return t.afterFirstGroup(oneChar) }
+
+// BrokenFirstChar returns the sorted positions of the tokens whose first
+// bytes are not a whole, valid UTF-8 character: a byte of one, or bytes
+// that are none.
+func (t *Trie) BrokenFirstChar() []int32 { return t.afterFirstGroup(brokenChar) }
+
+func (t *Trie) afterFirstGroup(g int) []int32 {
+	t.summaries()
+	x := &t.sums
+	return x.afterFirst[x.afterStart[g]:x.afterStart[g+1]:x.afterStart[g+1]]
 }
 
 // listedCost is the number of positions that Containing and

@@ -81,6 +81,28 @@ func TestContaining(t *testing.T) {
 				assert.Equal(t, with, tr.WithByte(b), "byte %#x", b)
 				assert.Equal(t, inside, tr.WithByteInside(b), "byte %#x", b)
 			}
+			// Every token in one of AfterFirstChar's, OneChar's and
+			// BrokenFirstChar's lists, by its first character.
+			var after [256][]int32
+			var one, broken []int32
+			for i := range tr.Len() {
+				tok := tr.Token(i)
+				r, n := utf8.DecodeRune(tok)
+				switch {
+				case r == utf8.RuneError && n == 1:
+					broken = append(broken, int32(i))
+				case n == len(tok):
+					one = append(one, int32(i))
+				default:
+					after[tok[n]] = append(after[tok[n]], int32(i))
+				}
+			}
+			for b := range 256 {
+				assert.Equal(t, after[b], nilIfEmpty(tr.AfterFirstChar(byte(b))), "after first char: %#x", b)
+			}
+			assert.Equal(t, one, tr.OneChar())
+			assert.Equal(t, broken, tr.BrokenFirstChar())
+			assert.NotEmpty(t, broken, "byte tokens")
 			chars := func(i int) int {
 				tok := tr.Token(i)
 				if utf8.Valid(tok) {
@@ -198,4 +220,11 @@ func BenchmarkContaining(b *testing.B) {
 			}
 		})
 	}
+}
+
+func nilIfEmpty(s []int32) []int32 {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
