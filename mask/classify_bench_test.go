@@ -21,13 +21,15 @@ import (
 // JSON string; "email" the start of an email address (format: email);
 // "words" the third letter of a word of a text of at most 50 words and
 // 500 characters (a pattern of MaskBench's Github_medium---o21115, whose
-// positions are each a walk of most of the vocabulary).
+// positions are each a walk of most of the vocabulary); "dot" the
+// unescaped dot of "^uk.gov.ons.edc.eq$" (MaskBench's o12210), any
+// character and then a "g".
 // Each is classified as a grammar would and through the pushdown state
 // ("/stack", the reference).
 func BenchmarkClassify(b *testing.B) {
 	voc := indexVocab(vocabtest.Load(b, "llama3"))
 	stride := WordsPerRow(voc.size)
-	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},"email":{"type":"string","format":"email"},"words":{"type":"string","maxLength":500,"minLength":1,"pattern":"^(?:\\S+\\s+){0,49}\\S+$"}}}`), jsonschema.Options{})
+	g, _, err := jsonschema.Compile([]byte(`{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},"email":{"type":"string","format":"email"},"words":{"type":"string","maxLength":500,"minLength":1,"pattern":"^(?:\\S+\\s+){0,49}\\S+$"},"origin":{"type":"string","pattern":"^uk.gov.ons.edc.eq$"}}}`), jsonschema.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -49,8 +51,9 @@ func BenchmarkClassify(b *testing.B) {
 		"string": p.Next(start("string"), '"'),
 		"email":  p.Next(start("properties-email"), '"'),
 		"words":  p.Next(p.Next(p.Next(start("properties-words"), '"'), 'a'), 'b'),
+		"dot":    p.Next(p.Next(p.Next(start("properties-origin"), '"'), 'u'), 'k'),
 	}
-	for _, name := range []string{"key", "string", "email", "words", "key/stack", "string/stack"} {
+	for _, name := range []string{"key", "string", "email", "words", "dot", "key/stack", "string/stack"} {
 		node, how, _ := strings.Cut(name, "/")
 		n := nodes[node]
 		st := pda.NewState(p)
