@@ -263,7 +263,7 @@ func (a *walkDFA) classifyFolded(v *vocabIndex, stride, budget int) (*nodeIndex,
 			}
 			// In the trie's order, each token's walk picks up the
 			// previous one's where their bytes agree.
-			n, ok := a.walkFrom(v, path, a.inTrieOrder(sub))
+			n, ok := a.walkFrom(v, path, a.inTrieOrder(sub), true)
 			if !ok {
 				return nil, false
 			}
@@ -359,11 +359,14 @@ func (a *walkDFA) inTrieOrder(toks []int32) []int32 {
 // walkFrom walks the tokens at positions toks, in the trie's order, byte
 // by byte from the states of path, whose last is the state after their
 // first len(path)-1 bytes, which they share; false where the walk met more
-// configurations than it keeps. It returns how many it accepted. The
-// tokens are whole subtrees of the trie (those of a folded node: every
-// token with their first len(path)-1 bytes): as in the trie walk, the
-// tokens that share the bytes up to one that kills them die together.
-func (a *walkDFA) walkFrom(v *vocabIndex, path []int32, toks []int32) (accepted int, ok bool) {
+// configurations than it keeps. It returns how many it accepted (their
+// bits set in a.acc). As in the trie walk, the tokens that share the
+// bytes up to one that kills them die together, recording where they could
+// have left the rule before (a.exits); with subtrees, toks are whole
+// subtrees of the trie (those of a folded node: every token with their
+// first len(path)-1 bytes), and many such tokens are recorded as one range
+// (a.ranges).
+func (a *walkDFA) walkFrom(v *vocabIndex, path []int32, toks []int32, subtrees bool) (accepted int, ok bool) {
 	base := len(path) - 1
 	own := append(a.foldPath[:0], path...)
 	defer func() { a.foldPath = own }()
@@ -395,7 +398,7 @@ func (a *walkDFA) walkFrom(v *vocabIndex, path []int32, toks []int32) (accepted 
 		switch {
 		case !a.leavesBeforeOn(own, failAt):
 			// All die without leaving the rule: refused.
-		case end-p >= minExitRange:
+		case subtrees && end-p >= minExitRange:
 			a.addRangesOn(own, p, end, failAt)
 		default:
 			for _, q := range toks[j : last+1] {

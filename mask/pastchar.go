@@ -118,36 +118,11 @@ func (a *walkDFA) classifyPastChar(v *vocabIndex, stride int) (*nodeIndex, bool)
 			count++
 		}
 	}
-	a.path = append(a.path[:0], a.start)
-	var prev []byte
-	for k := 0; k < len(walk); k++ {
-		p := walk[k]
-		a.work++
-		tok := tr.Token(int(p))
-		a.path = a.path[:min(commonPrefix(prev, tok), len(a.path)-1)+1]
-		prev = tok
-		var failAt int
-		if a.path, failAt, ok = a.stepThrough(a.path, tok); !ok {
-			return nil, false
-		}
-		id := ids[p]
-		if failAt < 0 {
-			a.acc[id>>5] |= 1 << (uint32(id) & 31)
-			count++
-			continue
-		}
-		prev = tok[:failAt] // the path holds this token's states up to its death only
-		if !a.leavesBeforeOn(a.path, failAt) {
-			// Every token with its first failAt+1 bytes dies there too,
-			// without leaving the rule: refused, unwalked.
-			end := int32(tr.End(tr.Node(int(p), failAt+1)))
-			for k+1 < len(walk) && walk[k+1] < end {
-				k++
-			}
-			continue
-		}
-		a.addExitsOn(a.path, id, p, failAt)
+	walked, ok := a.walkFrom(v, append(a.path[:0], a.start), walk, false)
+	if !ok {
+		return nil, false
 	}
+	count += walked
 	a.work += len(a.exits)
 	return newNodeIndex(v, a.acc, nil, count, a.exits, nil, stride), true
 }

@@ -303,34 +303,11 @@ func (a *walkDFA) classifyThrough(v *vocabIndex, w *wideSet, stride int, fold bo
 		}
 	}
 	a.acc = growTo(a.acc, stride)
-	// Walk the others, each from the start, reusing the previous one's
-	// path where they share a prefix.
+	// Walk the others.
 	a.exits = a.exits[:0]
-	a.path = append(a.path[:0], a.start)
-	a.work = len(walk)
-	ids := v.IDs()
-	var prev []byte
-	for _, p := range walk {
-		tok := v.Token(int(p))
-		l := min(commonPrefix(prev, tok), len(a.path)-1)
-		a.path = a.path[:l+1]
-		prev = tok
-		var failAt int
-		if a.path, failAt, ok = a.stepThrough(a.path, tok); !ok {
-			return nil, false
-		}
-		id := ids[p]
-		if failAt < 0 {
-			a.acc[id>>5] |= 1 << (uint32(id) & 31)
-			continue
-		}
-		for d := 1; d <= failAt; d++ {
-			if a.canEnd[a.path[d]] {
-				a.exits = append(a.exits, exitEntry{id: id, pos: p, at: int32(d)})
-			}
-		}
-		// The path holds this token's states up to its death only.
-		prev = tok[:failAt]
+	a.work = 0
+	if _, ok := a.walkFrom(v, append(a.path[:0], a.start), walk, false); !ok {
+		return nil, false
 	}
 	count := 0
 	for _, w := range a.acc {
