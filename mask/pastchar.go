@@ -143,18 +143,35 @@ func (a *walkDFA) oneState(v *vocabIndex) (int32, bool) {
 		}
 		to[b] = t
 	}
+	// The states the ASCII bytes lead to, each with the tokens that start
+	// with those bytes; more than a few, and there is no one state.
+	type target struct {
+		t int32
+		w int
+	}
+	var targets [8]target
+	n := 0
+	for b, t := range to {
+		if t < 0 {
+			continue
+		}
+		i := 0
+		for i < n && targets[i].t != t {
+			i++
+		}
+		if i == len(targets) {
+			return 0, false
+		}
+		if i == n {
+			targets[i] = target{t: t}
+			n++
+		}
+		targets[i].w += v.FirstByteCount(byte(b)) + 1
+	}
 	one, best := stateDead, 0
-	for b := range 128 {
-		if t := to[b]; t >= 0 && t != one {
-			w := 0
-			for c := range 128 {
-				if to[c] == t {
-					w += v.FirstByteCount(byte(c)) + 1
-				}
-			}
-			if w > best {
-				one, best = t, w
-			}
+	for _, x := range targets[:n] {
+		if x.w > best {
+			one, best = x.t, x.w
 		}
 	}
 	if one < 0 || a.canEnd[one] {
