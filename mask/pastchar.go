@@ -24,14 +24,14 @@ import (
 const (
 	firstDead  = iota // the node refuses it
 	firstToOne        // every whole character it starts leads to the one state
-	firstWalk         // its tokens are walked as they are (an ASCII byte to another state: an escape's backslash)
+	firstWalk         // its tokens are walked as they are: it leads elsewhere (an escape's backslash), its characters do not all lead alike, or it starts none
 )
 
-// classifyPastChar classifies from the walk's start where every whole
-// character the start takes leads to one state, reporting false where it
-// does not, where that state or a state inside a character may end the
-// rule, where more than 1/maxWideWalk of the vocabulary would be walked,
-// or where the walk met more configurations than it keeps.
+// classifyPastChar classifies from the walk's start where most whole
+// characters the start takes lead to one state (oneState), reporting false
+// where none does, where that state may end the rule, where more than
+// 1/maxWideWalk of the vocabulary would be walked, or where the walk met
+// more configurations than it keeps.
 func (a *walkDFA) classifyPastChar(v *vocabIndex, stride int) (*nodeIndex, bool) {
 	a.work = 0
 	if a.start < 0 {

@@ -25,8 +25,8 @@ type tokenBytes struct {
 }
 
 // summaries holds a trie's tokenBytes by sorted position, built on first use,
-// with two indexes over them: the tokens with each byte, and the tokens by
-// length in characters.
+// with indexes over them: the tokens with each byte, the tokens by length
+// in characters, and the tokens by the byte after their first character.
 type summaries struct {
 	once   sync.Once
 	s      atomic.Pointer[[]tokenBytes]
@@ -52,13 +52,14 @@ type summaries struct {
 	// alone, for g = oneChar; of the others (their first bytes are not a
 	// whole character), for g = brokenChar.
 	afterFirst []int32
-	afterStart [260]int32
+	afterStart [afterGroups + 1]int32
 }
 
-// Groups of summaries.afterFirst past the 256 bytes.
+// Groups of summaries.afterFirst past the 256 bytes, and their number.
 const (
-	oneChar    = 256
-	brokenChar = 257
+	oneChar     = 256
+	brokenChar  = 257
+	afterGroups = 258
 )
 
 // sizeBytes is the memory the summaries hold once built.
@@ -127,13 +128,13 @@ func (t *Trie) indexSummaries(s []tokenBytes, invalid int) {
 		x.charStart[b+1] = x.charStart[b] + x.chars[b]
 	}
 	groups := make([]int16, len(s))
-	var count [259]int32
+	var count [afterGroups]int32
 	for i := range s {
 		g := firstCharGroup(t.all.at(i))
 		groups[i] = g
 		count[g]++
 	}
-	for g := range 259 {
+	for g := range afterGroups {
 		x.afterStart[g+1] = x.afterStart[g] + count[g]
 	}
 	x.withByte = make([]int32, x.withStart[256])
