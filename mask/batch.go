@@ -56,11 +56,16 @@ type fillPool struct {
 	pending  atomic.Int64  // the current Fill's rows not yet filled
 	finished chan struct{} // a helper that fills the last row tells the caller
 	seen     []bool        // scratch for the duplicate-row check
+	stall    chan struct{} // tests only: a woken helper waits for it to close
 }
 
 // NewBatchFiller returns a filler that spreads each batch over up to workers
 // goroutines, the caller's included. workers < 1 means runtime.GOMAXPROCS(0).
-func NewBatchFiller(workers int) *BatchFiller {
+func NewBatchFiller(workers int) *BatchFiller { return newBatchFiller(workers, nil) }
+
+// newBatchFiller is NewBatchFiller, whose woken helpers first wait for
+// stall to close where it is not nil (a test's helper that has not run).
+func newBatchFiller(workers int, stall chan struct{}) *BatchFiller {
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -69,6 +74,7 @@ func NewBatchFiller(workers int) *BatchFiller {
 		wake:     make(chan struct{}, workers),
 		quit:     make(chan struct{}),
 		finished: make(chan struct{}, 1),
+		stall:    stall,
 	}
 	p.exited.Add(workers - 1)
 	for range workers - 1 {
@@ -213,6 +219,9 @@ func (p *fillPool) helper() {
 	for {
 		select {
 		case <-p.wake:
+			if p.stall != nil {
+				<-p.stall
+			}
 			if p.drain() {
 				p.finished <- struct{}{}
 			}

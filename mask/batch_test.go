@@ -284,12 +284,11 @@ func TestBatchFillerDoesNotAllocate(t *testing.T) {
 }
 
 // TestBatchFillerDoesNotWaitForHelpers checks that Fill returns once its
-// rows are filled, without waiting for a helper that has not run. On one
-// processor the caller fills every row while its helper waits for the
-// processor (as it may wait for a compile's time slice on a busy machine);
-// Fill used to wait until the helper had run, only for it to find nothing
-// left to do. A later Fill is filled right all the same, whichever
-// goroutine takes its rows.
+// rows are filled, without waiting for a helper that has not run: here a
+// helper that woke but is held before it takes a row (as a helper may wait
+// for a compile's time slice on a busy machine). Fill used to wait until
+// the helper had run, only for it to find nothing left to do. A later Fill
+// is filled right all the same, whichever goroutine takes its rows.
 func TestBatchFillerDoesNotWaitForHelpers(t *testing.T) {
 	voc := vocabtest.Core(t)
 	s := newBatchState(t, schemaRuns(t, voc, 4, 200), 8)
@@ -297,16 +296,23 @@ func TestBatchFillerDoesNotWaitForHelpers(t *testing.T) {
 	want := mask.NewBitmask(len(rows), voc.Size())
 	for i, m := range s.matchers {
 		rows[i] = i
-		require.NoError(t, m.FillBitmask(want, i)) // the nodes are classified: the fills below take microseconds
+		require.NoError(t, m.FillBitmask(want, i))
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	f := mask.NewBatchFiller(2)
+	stall := make(chan struct{})
+	f := mask.NewStalledBatchFiller(2, stall)
 	defer f.Close()
 	bm := mask.NewBitmask(len(rows), voc.Size())
-	require.NoError(t, f.Fill(s.matchers, bm, rows, nil))
-	assert.Equal(t, 1, mask.PendingWakes(f), "the helper had not run, and Fill did not wait for it")
+	done := make(chan error, 1)
+	go func() { done <- f.Fill(s.matchers, bm, rows, nil) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(time.Minute): // a hang, not a time measured
+		close(stall)
+		t.Fatal("Fill waited for a helper that had not run")
+	}
 	assert.Equal(t, want.Words, bm.Words)
-	runtime.GOMAXPROCS(2)
+	close(stall)
 	for range 20 {
 		clear(bm.Words)
 		require.NoError(t, f.Fill(s.matchers, bm, rows, nil))

@@ -53,5 +53,8 @@ func Unions(c *Compiled) int {
 	return n
 }
 
-// PendingWakes is the number of wake tokens f's helpers have not taken.
-func PendingWakes(f *BatchFiller) int { return len(f.p.wake) }
+// NewStalledBatchFiller is NewBatchFiller, whose woken helpers wait for
+// stall to close before they take a row.
+func NewStalledBatchFiller(workers int, stall chan struct{}) *BatchFiller {
+	return newBatchFiller(workers, stall)
+}
