@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/reinlm/rein/internal/fillgate"
 )
@@ -17,10 +18,12 @@ import (
 // Each call hands rows to the workers one at a time from a shared counter,
 // so a slow row (a cold node of the lazy index, a wide stack) does not hold
 // up an evenly split share of the batch. The caller's goroutine fills rows
-// too: a filler of n workers starts n-1 goroutines, and a call returns
-// once its rows are filled, whether or not every goroutine woke in time to
-// take one (on busy processors a waiting goroutine may be a scheduler's
-// time slice away).
+// too: a filler of n workers starts n-1 goroutines, which the caller wakes
+// once it has filled rows alone for 20 µs with rows left (most steps take
+// less, and waking a goroutine costs about what it would save them). A
+// call returns once its rows are filled, whether or not every goroutine
+// woke in time to take one (on busy processors a waiting goroutine may be
+// a scheduler's time slice away). Stats tells how many rows they took.
 //
 // Failures stay in their row: an error or a panic while filling one row
 // becomes that row's error and the other rows are filled all the same. A row
@@ -48,33 +51,59 @@ type fillPool struct {
 	exited  sync.WaitGroup // helper goroutines alive
 
 	// The current Fill, set before claim is.
-	matchers []*Matcher
-	b        *Bitmask
-	rows     []int
-	errs     []error       // per matcher; scratch reused between calls
-	claim    atomic.Uint64 // the current Fill's rows << 32 | the next row to claim
-	pending  atomic.Int64  // the current Fill's rows not yet filled
-	finished chan struct{} // a helper that fills the last row tells the caller
-	seen     []bool        // scratch for the duplicate-row check
-	stall    chan struct{} // tests only: a woken helper waits for it to close
+	matchers  []*Matcher
+	b         *Bitmask
+	rows      []int
+	errs      []error       // per matcher; scratch reused between calls
+	claim     atomic.Uint64 // the current Fill's rows << 32 | the next row to claim
+	pending   atomic.Int64  // the current Fill's rows not yet filled
+	finished  chan struct{} // a helper that fills the last row tells the caller
+	seen      []bool        // scratch for the duplicate-row check
+	stall     chan struct{} // tests only: a woken helper waits for it to close
+	wakeAfter time.Duration // a Fill's caller fills rows alone this long before it wakes the helpers
+
+	fills, filled, helperRows, lateWakes atomic.Int64 // FillerStats
+}
+
+// FillerStats counts a BatchFiller's work since it was made, to tell
+// whether its goroutines share the rows: where every Fill's caller fills
+// nearly all of them, the goroutines wake too late to help (on busy or
+// virtual processors a parked thread can take longer to wake than a step
+// takes), and fewer workers would do as well.
+type FillerStats struct {
+	Fills      int64 // Fill calls that had rows to fill
+	Rows       int64 // rows those calls filled
+	HelperRows int64 // of Rows, those the filler's own goroutines filled, not the callers
+	LateWakes  int64 // times one of its goroutines woke for a Fill to find no row left to claim
+}
+
+// Stats returns the filler's counts (zero for a nil or zero filler).
+func (f *BatchFiller) Stats() FillerStats {
+	if f == nil || f.p == nil {
+		return FillerStats{}
+	}
+	p := f.p
+	return FillerStats{Fills: p.fills.Load(), Rows: p.filled.Load(), HelperRows: p.helperRows.Load(), LateWakes: p.lateWakes.Load()}
 }
 
 // NewBatchFiller returns a filler that spreads each batch over up to workers
 // goroutines, the caller's included. workers < 1 means runtime.GOMAXPROCS(0).
-func NewBatchFiller(workers int) *BatchFiller { return newBatchFiller(workers, nil) }
+func NewBatchFiller(workers int) *BatchFiller { return newBatchFiller(workers, wakeAfter, nil) }
 
-// newBatchFiller is NewBatchFiller, whose woken helpers first wait for
-// stall to close where it is not nil (a test's helper that has not run).
-func newBatchFiller(workers int, stall chan struct{}) *BatchFiller {
+// newBatchFiller is NewBatchFiller, whose callers wake the helpers after
+// filling rows alone for wake, and whose woken helpers first wait for stall
+// to close where it is not nil (a test's helper that has not run).
+func newBatchFiller(workers int, wake time.Duration, stall chan struct{}) *BatchFiller {
 	if workers < 1 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	p := &fillPool{
-		workers:  workers,
-		wake:     make(chan struct{}, workers),
-		quit:     make(chan struct{}),
-		finished: make(chan struct{}, 1),
-		stall:    stall,
+		workers:   workers,
+		wake:      make(chan struct{}, workers),
+		quit:      make(chan struct{}),
+		finished:  make(chan struct{}, 1),
+		stall:     stall,
+		wakeAfter: wake,
 	}
 	p.exited.Add(workers - 1)
 	for range workers - 1 {
@@ -157,19 +186,15 @@ func (f *BatchFiller) Fill(matchers []*Matcher, b *Bitmask, rows []int, errs []e
 	// Background work (compiles, warming) steps aside while the rows are
 	// filled (fillgate).
 	fillgate.Enter()
-	for range helpers {
-		select {
-		case p.wake <- struct{}{}:
-		default: // the helpers have tokens they have not taken yet
-		}
-	}
 	// A helper that has not run by the time every row is claimed is not
 	// waited for: with the processors busy (a compile beside the fill), it
 	// could be a scheduler's time slice away.
-	if !p.drain() {
+	if last := p.drainFirst(helpers); !last {
 		<-p.finished
 	}
 	fillgate.Exit()
+	p.fills.Add(1)
+	p.filled.Add(int64(n))
 
 	var first error
 	for i, err := range p.errs {
@@ -222,7 +247,13 @@ func (p *fillPool) helper() {
 			if p.stall != nil {
 				<-p.stall
 			}
-			if p.drain() {
+			last, n := p.drain()
+			if n == 0 {
+				p.lateWakes.Add(1)
+			} else {
+				p.helperRows.Add(int64(n))
+			}
+			if last {
 				p.finished <- struct{}{}
 			}
 		case <-p.quit:
@@ -231,20 +262,60 @@ func (p *fillPool) helper() {
 	}
 }
 
-// drain fills rows of the current Fill until none is left to claim, and
-// reports whether it filled the last one to finish. A row is claimed by a
-// compare-and-swap of claim, so a helper that woke late claims only a row
-// of the Fill running then, never one of a Fill that has returned; the
-// fields of that Fill were set before its claim was.
-func (p *fillPool) drain() (last bool) {
+// wakeAfter is how long a Fill's caller fills rows alone before it wakes
+// the helpers for the rows left. Waking a parked goroutine costs the caller
+// a system call, a few microseconds, and the goroutine takes tens of them
+// or more to start, hundreds on a busy virtual machine: most steps' rows,
+// indexed nodes a microsecond each, are filled sooner alone. A row that
+// classifies a node, or many rows, take longer, and get the help.
+const wakeAfter = 20 * time.Microsecond
+
+// drainFirst is drain for the Fill's caller: it wakes the helpers once it
+// has filled rows for p.wakeAfter and rows are left to claim.
+func (p *fillPool) drainFirst(helpers int) (last bool) {
+	var start time.Time
+	if helpers > 0 {
+		start = time.Now()
+	}
 	for {
 		v := p.claim.Load()
 		if v&0xFFFFFFFF >= v>>32 {
 			return last
 		}
+		if helpers > 0 && time.Since(start) >= p.wakeAfter {
+			for range helpers {
+				select {
+				case p.wake <- struct{}{}:
+				default: // the helpers have tokens they have not taken yet
+				}
+			}
+			helpers = 0
+		}
 		if !p.claim.CompareAndSwap(v, v+1) {
 			continue
 		}
+		i := int(v & 0xFFFFFFFF)
+		p.errs[i] = p.fillRow(i)
+		last = p.pending.Add(-1) == 0
+	}
+}
+
+// drain fills rows of the current Fill until none is left to claim, and
+// reports whether it filled the last one to finish, and how many it
+// filled. A row is claimed by a
+// compare-and-swap of claim, so a helper that woke late claims only a row
+// of the Fill running then, never one of a Fill that has returned; the
+// fields of that Fill were set before its claim was.
+func (p *fillPool) drain() (last bool, filled int) {
+	for {
+		v := p.claim.Load()
+		if v&0xFFFFFFFF >= v>>32 {
+			return last, filled
+		}
+		if !p.claim.CompareAndSwap(v, v+1) {
+			continue
+		}
+		filled++
 		i := int(v & 0xFFFFFFFF)
 		p.errs[i] = p.fillRow(i)
 		last = p.pending.Add(-1) == 0

@@ -312,12 +312,36 @@ func TestBatchFillerDoesNotWaitForHelpers(t *testing.T) {
 		t.Fatal("Fill waited for a helper that had not run")
 	}
 	assert.Equal(t, want.Words, bm.Words)
+	// The held helper has filled nothing: the caller filled every row.
+	assert.Equal(t, mask.FillerStats{Fills: 1, Rows: int64(len(rows))}, f.Stats())
 	close(stall)
 	for range 20 {
 		clear(bm.Words)
 		require.NoError(t, f.Fill(s.matchers, bm, rows, nil))
 		assert.Equal(t, want.Words, bm.Words)
 	}
+	f.Close() // the helper's counts are in once it has exited
+	st := f.Stats()
+	assert.Equal(t, int64(21), st.Fills)
+	assert.Equal(t, int64(21*len(rows)), st.Rows)
+	assert.LessOrEqual(t, st.HelperRows, st.Rows)
+}
+
+// TestBatchFillerStats checks the counts of a filler with no goroutines of
+// its own, whose caller fills every row, and of a nil one.
+func TestBatchFillerStats(t *testing.T) {
+	voc := vocabtest.Core(t)
+	s := newBatchState(t, schemaRuns(t, voc, 3, 200), 3)
+	rows := []int{2, 0, 1}
+	f := mask.NewBatchFiller(1)
+	defer f.Close()
+	bm := mask.NewBitmask(3, voc.Size())
+	require.NoError(t, f.Fill(s.matchers, bm, rows, nil))
+	require.NoError(t, f.Fill(s.matchers[:1], bm, rows[:1], nil))
+	require.NoError(t, f.Fill(nil, bm, nil, nil)) // no rows: not counted
+	assert.Equal(t, mask.FillerStats{Fills: 2, Rows: 4}, f.Stats())
+	var none *mask.BatchFiller
+	assert.Equal(t, mask.FillerStats{}, none.Stats())
 }
 
 // TestMatcherAcceptErrors checks that misuse of a matcher comes back as an

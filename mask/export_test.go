@@ -53,8 +53,9 @@ func Unions(c *Compiled) int {
 	return n
 }
 
-// NewStalledBatchFiller is NewBatchFiller, whose woken helpers wait for
-// stall to close before they take a row.
+// NewStalledBatchFiller is NewBatchFiller, whose callers wake the helpers
+// at once and whose woken helpers wait for stall to close before they take
+// a row.
 func NewStalledBatchFiller(workers int, stall chan struct{}) *BatchFiller {
-	return newBatchFiller(workers, stall)
+	return newBatchFiller(workers, 0, stall)
 }
