@@ -70,6 +70,13 @@
 // outcomes, the per-step fill percentiles and compile-to-Ready:
 //
 //	go run ./cmd/maskbench -batch 64 -workers 2 -every 16
+//
+// With -continuous as well, the batch is continuous, as vLLM's scheduler
+// keeps it: a sequence that finishes gives its slot to the next one, whose
+// compile is asked for then ("fresh continuous batch"). With -forward D
+// each step is followed by a pause of D, as the model's forward pass: without
+// one, sequences finish faster than their successors compile, and the slots
+// wait for the compile worker.
 package main
 
 import (
@@ -107,6 +114,8 @@ func main() {
 	prefill := flag.Duration("prefill", 0, "with -fresh or -fresh-per-schema: the pause between each compile's Ready and its first mask, as an engine's prefill (0: none)")
 	prepare := flag.Int64("prepare", 0, "with -fresh, -fresh-per-schema or -batch: the Compiler's classification work before Ready (0: its default, -1: none)")
 	batch := flag.Int("batch", 0, "decode the valid instances in batches of this many sequences, in a fresh process (0: off)")
+	forward := flag.Duration("forward", 0, "with -batch: the pause after each step, as the model's forward pass (0: none)")
+	continuous := flag.Bool("continuous", false, "with -batch: continuous batching (a finished sequence's slot takes the next sequence at once)")
 	workers := flag.Int("workers", 2, "BatchFiller goroutines for -batch")
 	threadCPU := flag.Bool("thread-cpu", false, "with -fresh or -fresh-per-schema (Linux): also read each mask's thread CPU time, to tell a slow mask from one whose thread was off the CPU")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
@@ -172,7 +181,12 @@ func main() {
 		return
 	}
 	if *batch > 0 {
-		rep, err := maskbench.RunFreshBatch(opts, *batch, *workers)
+		opts.Forward = *forward
+		run := maskbench.RunFreshBatch
+		if *continuous {
+			run = maskbench.RunFreshContinuous
+		}
+		rep, err := run(opts, *batch, *workers)
 		if err != nil {
 			fail(err)
 		}

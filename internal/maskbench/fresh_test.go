@@ -158,36 +158,68 @@ func TestRunFreshBatch(t *testing.T) {
 		valid += s.Valid
 	}
 	require.Greater(t, valid, 8, "valid instances of the schemas Run passes")
-	tests := []struct{ size, workers int }{{8, 2}, {64, 2}, {5, 1}}
+	tests := []struct {
+		size, workers int
+		continuous    bool
+		forward       time.Duration
+	}{
+		{8, 2, false, 0},
+		{64, 2, false, 0},
+		{5, 1, false, 0},
+		{8, 2, true, 0},
+		{3, 2, true, 50 * time.Microsecond},
+		{64, 1, true, 0},
+	}
 	for _, tt := range tests {
 		mask.ResetSharedIndex(voc)
-		rep, err := maskbench.RunFreshBatch(maskbench.Options{Dir: dir, Vocab: voc}, tt.size, tt.workers)
+		run := maskbench.RunFreshBatch
+		if tt.continuous {
+			run = maskbench.RunFreshContinuous
+		}
+		finished := 0
+		o := maskbench.Options{Dir: dir, Vocab: voc, Forward: tt.forward, Progress: func(done, _ int) { finished = done }}
+		rep, err := run(o, tt.size, tt.workers)
 		require.NoError(t, err)
+		assert.Equal(t, valid, finished, "%+v: progress", tt)
+		assert.Equal(t, tt.continuous, rep.Continuous, tt)
 		assert.Equal(t, valid, rep.Sequences, "%+v", tt)
 		assert.Equal(t, valid, rep.Accepted, "%+v: %v", tt, rep.Failures)
 		assert.Zero(t, rep.Refused, tt)
 		assert.Zero(t, rep.CompileFailed, tt)
 		assert.Empty(t, rep.Failures, tt)
-		assert.Equal(t, (valid+tt.size-1)/tt.size, rep.Batches, tt)
+		if tt.continuous {
+			// One batch whose slots refill: every step but the last few
+			// fills more rows than the static batches' tails do.
+			assert.Equal(t, 1, rep.Batches, tt)
+		} else {
+			assert.Equal(t, (valid+tt.size-1)/tt.size, rep.Batches, tt)
+		}
+		assert.LessOrEqual(t, rep.Rows, rep.Steps*min(tt.size, valid), tt)
 		assert.Equal(t, rep.Steps, rep.Step.Len(), tt)
 		assert.Equal(t, valid, rep.Compile.Len(), tt)
 		t.Log(rep.Summary())
 	}
 }
 
-// TestRunFreshBatchRefuses feeds the batch runner a schema whose valid
-// instances do not match it: each must be counted refused, not accepted,
-// and the run must go on.
+// TestRunFreshBatchRefuses feeds the batch runners a schema whose valid
+// instances do not match it and one that does not compile: each sequence
+// must be counted refused or failed, not accepted, and the run must go on,
+// a continuous batch giving the freed slots to the sequences after.
 func TestRunFreshBatchRefuses(t *testing.T) {
 	voc := vocabtest.Load(t, "llama3")
 	dir := t.TempDir()
 	doc := `{"schema": {"type": "integer"}, "tests": [
 		{"data": "text", "valid": true}, {"data": 12, "valid": true}, {"data": [1], "valid": true}, {"data": 1.5, "valid": false}]}`
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "Handwritten---int.json"), []byte(doc), 0o644))
-	rep, err := maskbench.RunFreshBatch(maskbench.Options{Dir: dir, Vocab: voc}, 2, 2)
-	require.NoError(t, err)
-	assert.Equal(t, 3, rep.Sequences)
-	assert.Equal(t, 1, rep.Accepted)
-	assert.Equal(t, 2, rep.Refused)
-	assert.Len(t, rep.Failures, 2)
+	bad := `{"schema": {"type": "integer", "minimum": "none"}, "tests": [{"data": 1, "valid": true}, {"data": 2, "valid": true}]}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Handwritten---bad.json"), []byte(bad), 0o644))
+	for _, run := range []func(maskbench.Options, int, int) (*maskbench.BatchReport, error){maskbench.RunFreshBatch, maskbench.RunFreshContinuous} {
+		rep, err := run(maskbench.Options{Dir: dir, Vocab: voc}, 2, 2)
+		require.NoError(t, err)
+		assert.Equal(t, 5, rep.Sequences, rep.Failures)
+		assert.Equal(t, 1, rep.Accepted, rep.Failures)
+		assert.Equal(t, 2, rep.Refused, rep.Failures)
+		assert.Equal(t, 2, rep.CompileFailed, rep.Failures)
+		assert.Len(t, rep.Failures, 4)
+	}
 }

@@ -14,11 +14,12 @@ import (
 
 // BatchReport is the outcome of RunFreshBatch.
 type BatchReport struct {
-	Size, Workers int // sequences per batch, BatchFiller workers
-	Sequences     int // valid instances decoded
-	Accepted      int // sequences whose every token and end the masks allowed
-	Refused       int // sequences a mask refused (a token, the end), or whose row failed
-	CompileFailed int // sequences whose schema did not compile
+	Size, Workers int  // sequences per batch, BatchFiller workers
+	Continuous    bool // RunFreshContinuous's: a finished sequence's slot takes the next
+	Sequences     int  // valid instances decoded
+	Accepted      int  // sequences whose every token and end the masks allowed
+	Refused       int  // sequences a mask refused (a token, the end), or whose row failed
+	CompileFailed int  // sequences whose schema did not compile
 	Failures      []string
 
 	Batches, Steps int
@@ -29,6 +30,9 @@ type BatchReport struct {
 	Compile latency.Sample
 	PeakRSS int64 // the process's peak resident memory in bytes (VmHWM); -1 where unknown
 	Wall    time.Duration
+	Filler  mask.FillerStats // the BatchFiller's, at the end of the run
+
+	finished int // sequences done, for Options.Progress
 }
 
 // maxFailures bounds the failures a BatchReport keeps.
@@ -44,7 +48,6 @@ type sequence struct {
 	asked time.Time // when the compile was asked for
 	m     *mask.Matcher
 	pos   int // tokens accepted
-	done  bool
 }
 
 // RunFreshBatch decodes the valid instances of the MaskBench files as an
@@ -55,9 +58,23 @@ type sequence struct {
 // is Ready. Each step fills the rows of the ready, unfinished sequences with
 // a BatchFiller of workers goroutines, timed as one figure, then gives each
 // sequence its next token, checking that its mask allowed it, or, after its
-// last token, that its mask allowed the end. The next batch starts when
-// every sequence of this one is done.
+// last token, that its mask allowed the end; then it waits o.Forward, the
+// model's forward pass. The next batch starts when every sequence of this
+// one is done.
 func RunFreshBatch(o Options, size, workers int) (*BatchReport, error) {
+	return runFreshBatch(o, size, workers, false)
+}
+
+// RunFreshContinuous is RunFreshBatch with continuous batching, as vLLM's
+// scheduler does: the batch has size slots, and the step after a sequence
+// finishes (or its compile fails), the next sequence takes its slot and
+// asks for its compile. Compiles arrive as sequences end, not a batch's
+// at once, and every step fills the rows of up to size sequences.
+func RunFreshContinuous(o Options, size, workers int) (*BatchReport, error) {
+	return runFreshBatch(o, size, workers, true)
+}
+
+func runFreshBatch(o Options, size, workers int, continuous bool) (*BatchReport, error) {
 	if size < 1 || workers < 1 {
 		return nil, fmt.Errorf("maskbench: batch size %d and workers %d must be positive", size, workers)
 	}
@@ -82,41 +99,65 @@ func RunFreshBatch(o Options, size, workers int) (*BatchReport, error) {
 		return nil, err
 	}
 	filler := mask.NewBatchFiller(workers)
-	defer filler.Close()
-	r := &BatchReport{Size: size, Workers: workers, Sequences: len(seqs)}
+	defer filler.Close() // on an error; again below is a no-op
+	r := &BatchReport{Size: size, Workers: workers, Continuous: continuous, Sequences: len(seqs)}
 	start := time.Now()
 	bm := mask.NewBitmask(size, o.Vocab.Size())
-	for i := 0; i < len(seqs); i += size {
-		if err := r.runBatch(o, c, filler, bm, seqs[i:min(i+size, len(seqs))]); err != nil {
+	chunk := size
+	if continuous {
+		chunk = max(len(seqs), 1)
+	}
+	for i := 0; i < len(seqs); i += chunk {
+		if err := r.runBatch(o, c, filler, bm, seqs[i:min(i+chunk, len(seqs))], size, continuous); err != nil {
 			return nil, err
-		}
-		if o.Progress != nil {
-			o.Progress(min(i+size, len(seqs)), len(seqs))
 		}
 	}
 	r.Wall = time.Since(start)
 	r.PeakRSS = peakRSS()
+	filler.Close() // its goroutines' last counts are in once they exit
+	r.Filler = filler.Stats()
 	return r, nil
 }
 
-// runBatch decodes one batch to the end; sequence i owns row i of bm. It
+// runBatch decodes seqs to the end in size slots; the sequence in slot i
+// owns row i of bm. Without refill, seqs is one batch (no more than size);
+// with it, a slot freed by a finished sequence takes the next one. It
 // fails only when a Fill call itself is refused, a bug in the runner.
-func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFiller, bm *mask.Bitmask, batch []*sequence) error {
-	for _, s := range batch {
+func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFiller, bm *mask.Bitmask, seqs []*sequence, size int, refill bool) error {
+	slots := make([]*sequence, min(size, len(seqs)))
+	next := 0
+	admit := func(i int) {
+		s := seqs[next]
+		next++
 		s.asked = time.Now()
 		s.h = c.CompileAsync(context.Background(), rein.Spec{Kind: rein.KindJSONSchema, Source: string(s.schema), Schema: o.Schema})
+		slots[i] = s
+	}
+	for i := range slots {
+		admit(i)
 	}
 	r.Batches++
+	// finish frees slot i, and fills it again where the batch refills.
+	left := len(slots)
+	finish := func(i int) {
+		slots[i] = nil
+		r.progress(o)
+		if refill && next < len(seqs) {
+			admit(i)
+		} else {
+			left--
+		}
+	}
 	var (
 		matchers []*mask.Matcher
 		rows     []int
 		errs     []error
 		live     []*sequence
 	)
-	for left := len(batch); left > 0; {
+	for left > 0 {
 		matchers, rows, live = matchers[:0], rows[:0], live[:0]
-		for i, s := range batch {
-			if s.done {
+		for i, s := range slots {
+			if s == nil {
 				continue
 			}
 			if s.m == nil {
@@ -127,8 +168,8 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 				if err := s.h.Err(); err != nil {
 					r.CompileFailed++
 					r.fail(s, "compile: "+err.Error())
-					s.done, s.h = true, nil
-					left--
+					s.h = nil
+					finish(i)
 					continue
 				}
 				s.m = s.h.Compiled().NewMatcher()
@@ -153,14 +194,24 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 		r.Rows += len(live)
 		for k, s := range live {
 			if r.step(o, s, bm, rows[k], errs[k]) {
-				s.done = true
-				left--
 				// An engine lets a finished request's grammar go.
 				s.m, s.h = nil, nil
+				finish(rows[k])
 			}
+		}
+		if o.Forward > 0 {
+			time.Sleep(o.Forward)
 		}
 	}
 	return nil
+}
+
+// progress counts a finished sequence and reports the run's progress.
+func (r *BatchReport) progress(o Options) {
+	r.finished++
+	if o.Progress != nil && (r.finished%r.Size == 0 || r.finished == r.Sequences) {
+		o.Progress(r.finished, r.Sequences)
+	}
 }
 
 // idlePoll is how long a step loop with no ready sequence sleeps before
@@ -219,13 +270,18 @@ func (r *BatchReport) fail(s *sequence, why string) {
 	}
 }
 
-// Summary is one line: "fresh batch:", the batch shape, the sequences'
-// outcomes, the steps' count and percentiles, the rows per step,
-// compile-to-Ready p50, p99 and max, and peak RSS.
+// Summary is one line: "fresh batch" (or "fresh continuous batch"), the
+// batch shape, the sequences' outcomes, the steps' count and percentiles,
+// the rows per step and the share of them the filler's own goroutines
+// filled, compile-to-Ready p50, p99 and max, and peak RSS.
 func (r *BatchReport) Summary() string {
-	return fmt.Sprintf("fresh batch %d x %d workers: %d sequences, accepted %d, refused %d, compile failed %d; "+
-		"%d steps (%.1f rows/step) %s; compile-to-Ready p50 %s p99 %s max %s; peak RSS %s",
-		r.Size, r.Workers, r.Sequences, r.Accepted, r.Refused, r.CompileFailed,
-		r.Steps, float64(r.Rows)/float64(max(r.Steps, 1)), r.Step.String(),
+	kind := "batch"
+	if r.Continuous {
+		kind = "continuous batch"
+	}
+	return fmt.Sprintf("fresh %s %d x %d workers: %d sequences, accepted %d, refused %d, compile failed %d; "+
+		"%d steps (%.1f rows/step, %.0f%% by helpers) %s; compile-to-Ready p50 %s p99 %s max %s; peak RSS %s",
+		kind, r.Size, r.Workers, r.Sequences, r.Accepted, r.Refused, r.CompileFailed,
+		r.Steps, float64(r.Rows)/float64(max(r.Steps, 1)), 100*float64(r.Filler.HelperRows)/float64(max(r.Filler.Rows, 1)), r.Step.String(),
 		ms(r.Compile.Quantile(0.5)), ms(r.Compile.Quantile(0.99)), ms(r.Compile.Max()), mib(r.PeakRSS))
 }

@@ -64,6 +64,10 @@ type Options struct {
 	// (0: none, decoding starts at Ready). Background warming
 	// (WarmWorkers) has it to classify the grammar's first nodes in.
 	Prefill time.Duration
+	// Forward is the batch runners' pause after each step, the time an
+	// engine's model takes to give the batch its next tokens (0: none,
+	// the next step starts at once). Compiles have it to run in.
+	Forward time.Duration
 	// AppendOnly runs RunJumpForward with jumpforward.Options.AppendOnly:
 	// no step replaces a token the sequence has.
 	AppendOnly bool
