@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,11 +20,13 @@ import (
 // so a slow row (a cold node of the lazy index, a wide stack) does not hold
 // up an evenly split share of the batch. The caller's goroutine fills rows
 // too: a filler of n workers starts n-1 goroutines, which the caller wakes
-// once it has filled rows alone for 20 µs with rows left (most steps take
-// less, and waking a goroutine costs about what it would save them). A
-// call returns once its rows are filled, whether or not every goroutine
-// woke in time to take one (on busy processors a waiting goroutine may be
-// a scheduler's time slice away). Stats tells how many rows they took.
+// at once where a row's matcher meets a node not classified yet, and
+// otherwise once it has filled rows alone for 20 µs with rows left (most
+// steps take less, and waking a goroutine costs about what it would save
+// them). A call returns once its rows are filled, whether or not every
+// goroutine woke in time to take one (on busy processors a waiting
+// goroutine may be a scheduler's time slice away). Stats tells how many
+// rows they took.
 //
 // Failures stay in their row: an error or a panic while filling one row
 // becomes that row's error and the other rows are filled all the same. A row
@@ -62,7 +65,7 @@ type fillPool struct {
 	stall     chan struct{} // tests only: a woken helper waits for it to close
 	wakeAfter time.Duration // a Fill's caller fills rows alone this long before it wakes the helpers
 
-	fills, filled, helperRows, lateWakes atomic.Int64 // FillerStats
+	fills, filled, helperRows, wakes, lateWakes atomic.Int64 // FillerStats
 }
 
 // FillerStats counts a BatchFiller's work since it was made, to tell
@@ -74,6 +77,7 @@ type FillerStats struct {
 	Fills      int64 // Fill calls that had rows to fill
 	Rows       int64 // rows those calls filled
 	HelperRows int64 // of Rows, those the filler's own goroutines filled, not the callers
+	Wakes      int64 // times a Fill's caller woke one of its goroutines
 	LateWakes  int64 // times one of its goroutines woke for a Fill to find no row left to claim
 }
 
@@ -83,7 +87,7 @@ func (f *BatchFiller) Stats() FillerStats {
 		return FillerStats{}
 	}
 	p := f.p
-	return FillerStats{Fills: p.fills.Load(), Rows: p.filled.Load(), HelperRows: p.helperRows.Load(), LateWakes: p.lateWakes.Load()}
+	return FillerStats{Fills: p.fills.Load(), Rows: p.filled.Load(), HelperRows: p.helperRows.Load(), Wakes: p.wakes.Load(), LateWakes: p.lateWakes.Load()}
 }
 
 // NewBatchFiller returns a filler that spreads each batch over up to workers
@@ -177,19 +181,23 @@ func (f *BatchFiller) Fill(matchers []*Matcher, b *Bitmask, rows []int, errs []e
 		p.errs = make([]error, n)
 	}
 	p.matchers, p.b, p.rows, p.errs = matchers, b, rows, p.errs[:n]
-	p.pending.Store(int64(n))
-	p.claim.Store(uint64(n) << 32)
 	helpers := min(p.workers, n) - 1
 	if p.closed {
 		helpers = 0
 	}
+	// Whether a row may classify is asked before the rows can be claimed:
+	// a helper woken for an earlier Fill may take one as soon as claim is
+	// set, and its matcher is the helper's then.
+	cold := helpers > 0 && p.mayClassify()
+	p.pending.Store(int64(n))
+	p.claim.Store(uint64(n) << 32)
 	// Background work (compiles, warming) steps aside while the rows are
 	// filled (fillgate).
 	fillgate.Enter()
 	// A helper that has not run by the time every row is claimed is not
 	// waited for: with the processors busy (a compile beside the fill), it
 	// could be a scheduler's time slice away.
-	if last := p.drainFirst(helpers); !last {
+	if last := p.drainFirst(helpers, cold); !last {
 		<-p.finished
 	}
 	fillgate.Exit()
@@ -266,16 +274,25 @@ func (p *fillPool) helper() {
 // the helpers for the rows left. Waking a parked goroutine costs the caller
 // a system call, a few microseconds, and the goroutine takes tens of them
 // or more to start, hundreds on a busy virtual machine: most steps' rows,
-// indexed nodes a microsecond each, are filled sooner alone. A row that
-// classifies a node, or many rows, take longer, and get the help.
+// indexed nodes a microsecond each, are filled sooner alone. Many rows
+// take longer, and get the help; so do rows that may classify a node,
+// woken for at once (drainFirst).
 const wakeAfter = 20 * time.Microsecond
 
-// drainFirst is drain for the Fill's caller: it wakes the helpers once it
-// has filled rows for p.wakeAfter and rows are left to claim.
-func (p *fillPool) drainFirst(helpers int) (last bool) {
+// drainFirst is drain for the Fill's caller: it wakes the helpers at once
+// where a row may classify a node (cold), else once it has filled rows for
+// p.wakeAfter and rows are left to claim.
+func (p *fillPool) drainFirst(helpers int, cold bool) (last bool) {
 	var start time.Time
 	if helpers > 0 {
 		start = time.Now()
+		// A row that classifies a node takes from tens of microseconds
+		// to milliseconds: where one may, the helpers are woken at once,
+		// to take the other rows while the caller is in it.
+		if cold {
+			p.wakeHelpers(helpers)
+			helpers = 0
+		}
 	}
 	for {
 		v := p.claim.Load()
@@ -283,12 +300,7 @@ func (p *fillPool) drainFirst(helpers int) (last bool) {
 			return last
 		}
 		if helpers > 0 && time.Since(start) >= p.wakeAfter {
-			for range helpers {
-				select {
-				case p.wake <- struct{}{}:
-				default: // the helpers have tokens they have not taken yet
-				}
-			}
+			p.wakeHelpers(helpers)
 			helpers = 0
 		}
 		if !p.claim.CompareAndSwap(v, v+1) {
@@ -297,6 +309,29 @@ func (p *fillPool) drainFirst(helpers int) (last bool) {
 		i := int(v & 0xFFFFFFFF)
 		p.errs[i] = p.fillRow(i)
 		last = p.pending.Add(-1) == 0
+	}
+}
+
+// mayClassify reports whether a row of the current Fill may classify a
+// node; its rows must not be claimable yet. A matcher that panics there (a broken one, whose row's fill will
+// report it) counts as one that may.
+func (p *fillPool) mayClassify() (may bool) {
+	defer func() {
+		if recover() != nil {
+			may = true
+		}
+	}()
+	return slices.ContainsFunc(p.matchers, (*Matcher).mayClassify)
+}
+
+// wakeHelpers asks n helpers to join the current Fill.
+func (p *fillPool) wakeHelpers(n int) {
+	for range n {
+		select {
+		case p.wake <- struct{}{}:
+			p.wakes.Add(1)
+		default: // the helpers have tokens they have not taken yet
+		}
 	}
 }
 

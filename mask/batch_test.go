@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -312,8 +313,9 @@ func TestBatchFillerDoesNotWaitForHelpers(t *testing.T) {
 		t.Fatal("Fill waited for a helper that had not run")
 	}
 	assert.Equal(t, want.Words, bm.Words)
-	// The held helper has filled nothing: the caller filled every row.
-	assert.Equal(t, mask.FillerStats{Fills: 1, Rows: int64(len(rows))}, f.Stats())
+	// The helper, woken and held, has filled nothing: the caller filled
+	// every row.
+	assert.Equal(t, mask.FillerStats{Fills: 1, Rows: int64(len(rows)), Wakes: 1}, f.Stats())
 	close(stall)
 	for range 20 {
 		clear(bm.Words)
@@ -325,6 +327,41 @@ func TestBatchFillerDoesNotWaitForHelpers(t *testing.T) {
 	assert.Equal(t, int64(21), st.Fills)
 	assert.Equal(t, int64(21*len(rows)), st.Rows)
 	assert.LessOrEqual(t, st.HelperRows, st.Rows)
+}
+
+// TestBatchFillerWakesForColdRows checks when a Fill's caller wakes its
+// helpers, with a wait longer than any test's Fill: at once where a row's
+// matcher meets a node not classified yet, and never for rows whose nodes
+// are all classified.
+func TestBatchFillerWakesForColdRows(t *testing.T) {
+	voc := vocabtest.Core(t)
+	s := newBatchState(t, schemaRuns(t, voc, 4, 200), 8)
+	rows := make([]int, len(s.matchers))
+	for i := range rows {
+		rows[i] = i
+	}
+	f := mask.NewBatchFillerWakingAfter(2, time.Hour)
+	defer f.Close()
+	bm := mask.NewBitmask(len(rows), voc.Size())
+	require.True(t, slices.ContainsFunc(s.matchers, mask.MayClassify), "fresh grammars: some row classifies")
+	require.NoError(t, f.Fill(s.matchers, bm, rows, nil))
+	assert.Equal(t, int64(1), f.Stats().Wakes, "woken at once for the cold rows")
+
+	// The rows whose nodes that Fill classified (a node classified with
+	// its return or in a union has no classification of its own, and
+	// counts as cold).
+	var warm []*mask.Matcher
+	var warmRows []int
+	for i, m := range s.matchers {
+		if !mask.MayClassify(m) {
+			warm, warmRows = append(warm, m), append(warmRows, rows[i])
+		}
+	}
+	require.GreaterOrEqual(t, len(warm), 2)
+	for range 3 {
+		require.NoError(t, f.Fill(warm, bm, warmRows, nil))
+	}
+	assert.Equal(t, int64(1), f.Stats().Wakes, "no wake for warm rows within the wait")
 }
 
 // TestBatchFillerStats checks the counts of a filler with no goroutines of

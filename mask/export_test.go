@@ -1,5 +1,7 @@
 package mask
 
+import "time"
+
 // BrokenMatcher returns a matcher of c without a state: it passes the
 // argument checks and then panics inside, for tests of panic isolation.
 func BrokenMatcher(c *Compiled) *Matcher { return &Matcher{c: c} }
@@ -59,3 +61,13 @@ func Unions(c *Compiled) int {
 func NewStalledBatchFiller(workers int, stall chan struct{}) *BatchFiller {
 	return newBatchFiller(workers, 0, stall)
 }
+
+// NewBatchFillerWakingAfter is NewBatchFiller, whose callers wake the
+// helpers, where no row may classify a node, after filling rows alone for
+// wake.
+func NewBatchFillerWakingAfter(workers int, wake time.Duration) *BatchFiller {
+	return newBatchFiller(workers, wake, nil)
+}
+
+// MayClassify reports whether m's next FillBitmask may classify a node.
+func MayClassify(m *Matcher) bool { return m.mayClassify() }

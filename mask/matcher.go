@@ -259,6 +259,23 @@ func (m *Matcher) Rollback(n int) error {
 	return nil
 }
 
+// mayClassify reports whether the next FillBitmask may classify a node: a
+// top's node has no classification of its own yet. Nodes classified with
+// their return (within.go) or in a union (union.go) have none of their own
+// either, so it errs towards yes. False for a nil, zero or terminated
+// matcher.
+func (m *Matcher) mayClassify() bool {
+	if m == nil || m.c == nil || m.terminated {
+		return false
+	}
+	for _, t := range m.st.Tops() {
+		if int(t.Node) < len(m.c.index) && m.c.index[t.Node].Load() == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // FillBitmask writes the tokens allowed next into row of b: all tokens the
 // grammar allows, stop tokens when it may end or where a token terminal
 // names them, special tokens only where a token terminal names them.
