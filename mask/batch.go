@@ -197,7 +197,7 @@ func (f *BatchFiller) Fill(matchers []*Matcher, b *Bitmask, rows []int, errs []e
 	// A helper that has not run by the time every row is claimed is not
 	// waited for: with the processors busy (a compile beside the fill), it
 	// could be a scheduler's time slice away.
-	if last := p.drainFirst(helpers, cold); !last {
+	if last, _ := p.drain(helpers, cold); !last {
 		<-p.finished
 	}
 	fillgate.Exit()
@@ -255,7 +255,7 @@ func (p *fillPool) helper() {
 			if p.stall != nil {
 				<-p.stall
 			}
-			last, n := p.drain()
+			last, n := p.drain(0, false)
 			if n == 0 {
 				p.lateWakes.Add(1)
 			} else {
@@ -276,45 +276,12 @@ func (p *fillPool) helper() {
 // or more to start, hundreds on a busy virtual machine: most steps' rows,
 // indexed nodes a microsecond each, are filled sooner alone. Many rows
 // take longer, and get the help; so do rows that may classify a node,
-// woken for at once (drainFirst).
+// woken for at once (drain).
 const wakeAfter = 20 * time.Microsecond
 
-// drainFirst is drain for the Fill's caller: it wakes the helpers at once
-// where a row may classify a node (cold), else once it has filled rows for
-// p.wakeAfter and rows are left to claim.
-func (p *fillPool) drainFirst(helpers int, cold bool) (last bool) {
-	var start time.Time
-	if helpers > 0 {
-		start = time.Now()
-		// A row that classifies a node takes from tens of microseconds
-		// to milliseconds: where one may, the helpers are woken at once,
-		// to take the other rows while the caller is in it.
-		if cold {
-			p.wakeHelpers(helpers)
-			helpers = 0
-		}
-	}
-	for {
-		v := p.claim.Load()
-		if v&0xFFFFFFFF >= v>>32 {
-			return last
-		}
-		if helpers > 0 && time.Since(start) >= p.wakeAfter {
-			p.wakeHelpers(helpers)
-			helpers = 0
-		}
-		if !p.claim.CompareAndSwap(v, v+1) {
-			continue
-		}
-		i := int(v & 0xFFFFFFFF)
-		p.errs[i] = p.fillRow(i)
-		last = p.pending.Add(-1) == 0
-	}
-}
-
 // mayClassify reports whether a row of the current Fill may classify a
-// node; its rows must not be claimable yet. A matcher that panics there (a broken one, whose row's fill will
-// report it) counts as one that may.
+// node; its rows must not be claimable yet. A matcher that panics there (a
+// broken one, whose row's fill will report it) counts as one that may.
 func (p *fillPool) mayClassify() (may bool) {
 	defer func() {
 		if recover() != nil {
@@ -337,15 +304,33 @@ func (p *fillPool) wakeHelpers(n int) {
 
 // drain fills rows of the current Fill until none is left to claim, and
 // reports whether it filled the last one to finish, and how many it
-// filled. A row is claimed by a
-// compare-and-swap of claim, so a helper that woke late claims only a row
-// of the Fill running then, never one of a Fill that has returned; the
-// fields of that Fill were set before its claim was.
-func (p *fillPool) drain() (last bool, filled int) {
+// filled. A row is claimed by a compare-and-swap of claim, so a helper that
+// woke late claims only a row of the Fill running then, never one of a Fill
+// that has returned; the fields of that Fill were set before its claim was.
+//
+// The Fill's caller passes the helpers it may wake (helpers pass 0): it
+// wakes them at once where a row may classify a node (cold), else once it
+// has filled rows for p.wakeAfter and rows are left to claim.
+func (p *fillPool) drain(helpers int, cold bool) (last bool, filled int) {
+	var start time.Time
+	if helpers > 0 {
+		start = time.Now()
+		// A row that classifies a node takes from tens of microseconds
+		// to milliseconds: where one may, the helpers are woken at once,
+		// to take the other rows while the caller is in it.
+		if cold {
+			p.wakeHelpers(helpers)
+			helpers = 0
+		}
+	}
 	for {
 		v := p.claim.Load()
 		if v&0xFFFFFFFF >= v>>32 {
 			return last, filled
+		}
+		if helpers > 0 && time.Since(start) >= p.wakeAfter {
+			p.wakeHelpers(helpers)
+			helpers = 0
 		}
 		if !p.claim.CompareAndSwap(v, v+1) {
 			continue
