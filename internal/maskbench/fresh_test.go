@@ -197,6 +197,12 @@ func TestRunFreshBatch(t *testing.T) {
 		assert.LessOrEqual(t, rep.Rows, rep.Steps*min(tt.size, valid), tt)
 		assert.Equal(t, rep.Steps, rep.Step.Len(), tt)
 		assert.Equal(t, valid, rep.Compile.Len(), tt)
+		// A step sees a handle Ready no sooner than it is: each sequence's
+		// Seen is at least its Compile, so every quantile is too.
+		assert.Equal(t, valid, rep.Seen.Len(), tt)
+		for _, q := range []float64{0, 0.5, 0.99, 1} {
+			assert.GreaterOrEqual(t, rep.Seen.Quantile(q), rep.Compile.Quantile(q), "%+v: q%v", tt, q)
+		}
 		t.Log(rep.Summary())
 	}
 }
