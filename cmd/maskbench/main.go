@@ -64,10 +64,11 @@
 //
 // With -batch N it decodes the valid instances as an engine's scheduler
 // would, N sequences at a time, compiling each batch's schemas with
-// CompileAsync; sequences join the steps once their grammar is Ready, and
-// each step fills the ready rows with a mask.BatchFiller of -workers
-// goroutines (default 2). It prints one line starting "fresh batch": the
-// outcomes, the per-step fill percentiles and compile-to-Ready:
+// CompileAsync on -compile-workers compile goroutines (default 1);
+// sequences join the steps once their grammar is Ready, and each step fills
+// the ready rows with a mask.BatchFiller of -workers goroutines (default 2).
+// It prints one line starting "fresh batch": the outcomes, the per-step fill
+// percentiles, and compile-to-Ready, at Ready and as the steps saw it:
 //
 //	go run ./cmd/maskbench -batch 64 -workers 2 -every 16
 //
@@ -117,6 +118,7 @@ func main() {
 	forward := flag.Duration("forward", 0, "with -batch: the pause after each step, as the model's forward pass (0: none)")
 	continuous := flag.Bool("continuous", false, "with -batch: continuous batching (a finished sequence's slot takes the next sequence at once)")
 	workers := flag.Int("workers", 2, "BatchFiller goroutines for -batch")
+	compileWorkers := flag.Int("compile-workers", 1, "with -batch: compiles run at once (CompilerOptions.Workers)")
 	threadCPU := flag.Bool("thread-cpu", false, "with -fresh or -fresh-per-schema (Linux): also read each mask's thread CPU time, to tell a slow mask from one whose thread was off the CPU")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	stalls := flag.Duration("stalls", 0, "only spin one goroutine this long reading the clock, and print the gaps: the machine's own stalls")
@@ -182,6 +184,7 @@ func main() {
 	}
 	if *batch > 0 {
 		opts.Forward = *forward
+		opts.CompileWorkers = *compileWorkers
 		run := maskbench.RunFreshBatch
 		if *continuous {
 			run = maskbench.RunFreshContinuous

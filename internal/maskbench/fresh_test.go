@@ -162,13 +162,14 @@ func TestRunFreshBatch(t *testing.T) {
 		size, workers int
 		continuous    bool
 		forward       time.Duration
+		compilers     int // Options.CompileWorkers
 	}{
-		{8, 2, false, 0},
-		{64, 2, false, 0},
-		{5, 1, false, 0},
-		{8, 2, true, 0},
-		{3, 2, true, 50 * time.Microsecond},
-		{64, 1, true, 0},
+		{8, 2, false, 0, 0},
+		{64, 2, false, 0, 2},
+		{5, 1, false, 0, 0},
+		{8, 2, true, 0, 3},
+		{3, 2, true, 50 * time.Microsecond, 0},
+		{64, 1, true, 0, 1},
 	}
 	for _, tt := range tests {
 		mask.ResetSharedIndex(voc)
@@ -177,9 +178,10 @@ func TestRunFreshBatch(t *testing.T) {
 			run = maskbench.RunFreshContinuous
 		}
 		finished := 0
-		o := maskbench.Options{Dir: dir, Vocab: voc, Forward: tt.forward, Progress: func(done, _ int) { finished = done }}
+		o := maskbench.Options{Dir: dir, Vocab: voc, Forward: tt.forward, CompileWorkers: tt.compilers, Progress: func(done, _ int) { finished = done }}
 		rep, err := run(o, tt.size, tt.workers)
 		require.NoError(t, err)
+		assert.Equal(t, max(tt.compilers, 1), rep.CompileWorkers, tt)
 		assert.Equal(t, valid, finished, "%+v: progress", tt)
 		assert.Equal(t, tt.continuous, rep.Continuous, tt)
 		assert.Equal(t, valid, rep.Sequences, "%+v", tt)

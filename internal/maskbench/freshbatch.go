@@ -14,13 +14,14 @@ import (
 
 // BatchReport is the outcome of RunFreshBatch.
 type BatchReport struct {
-	Size, Workers int  // sequences per batch, BatchFiller workers
-	Continuous    bool // RunFreshContinuous's: a finished sequence's slot takes the next
-	Sequences     int  // valid instances decoded
-	Accepted      int  // sequences whose every token and end the masks allowed
-	Refused       int  // sequences a mask refused (a token, the end), or whose row failed
-	CompileFailed int  // sequences whose schema did not compile
-	Failures      []string
+	Size, Workers  int  // sequences per batch, BatchFiller workers
+	CompileWorkers int  // compiles run at once (Options.CompileWorkers)
+	Continuous     bool // RunFreshContinuous's: a finished sequence's slot takes the next
+	Sequences      int  // valid instances decoded
+	Accepted       int  // sequences whose every token and end the masks allowed
+	Refused        int  // sequences a mask refused (a token, the end), or whose row failed
+	CompileFailed  int  // sequences whose schema did not compile
+	Failures       []string
 
 	Batches, Steps int
 	Rows           int            // rows filled, over all steps
@@ -100,13 +101,14 @@ func runFreshBatch(o Options, size, workers int, continuous bool) (*BatchReport,
 			}
 		}
 	}
-	c, err := rein.NewCompiler(o.Vocab, rein.CompilerOptions{Workers: 1, WarmWorkers: o.WarmWorkers, PrepareWork: o.PrepareWork})
+	compilers := max(o.CompileWorkers, 1)
+	c, err := rein.NewCompiler(o.Vocab, rein.CompilerOptions{Workers: compilers, WarmWorkers: o.WarmWorkers, PrepareWork: o.PrepareWork})
 	if err != nil {
 		return nil, err
 	}
 	filler := mask.NewBatchFiller(workers)
 	defer filler.Close() // on an error; again below is a no-op
-	r := &BatchReport{Size: size, Workers: workers, Continuous: continuous, Sequences: len(seqs)}
+	r := &BatchReport{Size: size, Workers: workers, CompileWorkers: compilers, Continuous: continuous, Sequences: len(seqs)}
 	start := time.Now()
 	bm := mask.NewBitmask(size, o.Vocab.Size())
 	chunk := size
@@ -295,9 +297,9 @@ func (r *BatchReport) Summary() string {
 	if r.Continuous {
 		kind = "continuous batch"
 	}
-	return fmt.Sprintf("fresh %s %d x %d workers: %d sequences, accepted %d, refused %d, compile failed %d; "+
+	return fmt.Sprintf("fresh %s %d x %d workers, %d compiling: %d sequences, accepted %d, refused %d, compile failed %d; "+
 		"%d steps (%.1f rows/step, %.0f%% by helpers) %s; compile-to-Ready p50 %s p99 %s max %s (seen by a step: p50 %s); peak RSS %s",
-		kind, r.Size, r.Workers, r.Sequences, r.Accepted, r.Refused, r.CompileFailed,
+		kind, r.Size, r.Workers, r.CompileWorkers, r.Sequences, r.Accepted, r.Refused, r.CompileFailed,
 		r.Steps, float64(r.Rows)/float64(max(r.Steps, 1)), 100*float64(r.Filler.HelperRows)/float64(max(r.Filler.Rows, 1)), r.Step.String(),
 		ms(r.Compile.Quantile(0.5)), ms(r.Compile.Quantile(0.99)), ms(r.Compile.Max()), ms(r.Seen.Quantile(0.5)), mib(r.PeakRSS))
 }

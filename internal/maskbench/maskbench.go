@@ -64,6 +64,10 @@ type Options struct {
 	// (0: none, decoding starts at Ready). Background warming
 	// (WarmWorkers) has it to classify the grammar's first nodes in.
 	Prefill time.Duration
+	// CompileWorkers is the batch runners' rein.CompilerOptions.Workers:
+	// compiles that run at once, beside the BatchFiller's goroutines
+	// (0: one).
+	CompileWorkers int
 	// Forward is the batch runners' pause after each step, the time an
 	// engine's model takes to give the batch its next tokens (0: none,
 	// the next step starts at once). Compiles have it to run in.
