@@ -179,9 +179,15 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 				}
 				seen := time.Since(s.asked)
 				r.Seen.Add(seen)
-				// The waiting goroutine may run after this step has seen
-				// the handle Ready (a cache hit is Ready at once).
-				r.Compile.Add(min((<-s.ready).Sub(s.asked), seen))
+				// The waiting goroutine may not have run yet (a cache hit is
+				// Ready at once): its stamp would be no sooner than now, and
+				// the step does not wait for it.
+				select {
+				case at := <-s.ready:
+					r.Compile.Add(min(at.Sub(s.asked), seen))
+				default:
+					r.Compile.Add(seen)
+				}
 				if err := s.h.Err(); err != nil {
 					r.CompileFailed++
 					r.fail(s, "compile: "+err.Error())
