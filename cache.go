@@ -1,20 +1,37 @@
 package rein
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // lru is the Compiler's cache: compiled grammars and failed compiles by key,
 // most recently used first, within a byte budget. Sizes are each grammar's
-// MemoryBytes plus its key's length, measured again when an entry is looked
-// up (that entry) or added (all entries), since the lazy token index grows
-// with use; a failure is charged failureBytes plus its key's and error's
-// lengths. It is guarded by Compiler.mu.
+// MemoryBytes plus its key's length, measured when an entry is added or
+// looked up; a failure is charged failureBytes plus its key's and error's
+// lengths.
+//
+// The lazy token index grows while matchers use a grammar. The grammars
+// compiled for the cache add their growth to grown as it happens
+// (mask.Options.Growth), and the cache counts it on top of the measured
+// sizes; once it passes a 64th of the budget, the next eviction measures
+// every entry again and grown starts over. So adding an entry costs no more
+// than measuring it,
+// however many entries there are, and the count errs only upwards: growth
+// is counted both in grown and in the sizes of the entries measured since
+// it happened, and the growth of grammars no longer cached (but still used)
+// is counted until the next measure, so it may over-count by up to twice a
+// 64th of the budget, never under-count. It is guarded by Compiler.mu, but
+// for grown.
 type lru struct {
-	budget int64
-	total  int64
-	shared func() (classified, sets int64) // bytes held outside the entries, within the budget too
-	failed int                             // entries holding a failure
-	items  map[string]*entry
-	head   entry // sentinel of a circular list: head.next is the most recent
+	budget   int64
+	total    int64                           // the entries' sizes, as measured
+	grown    atomic.Int64                    // growth of the grammars since every entry was measured
+	shared   func() (classified, sets int64) // bytes held outside the entries, within the budget too
+	measures int64                           // entries measured, for tests
+	failed   int                             // entries holding a failure
+	items    map[string]*entry
+	head     entry // sentinel of a circular list: head.next is the most recent
 }
 
 type entry struct {
@@ -51,8 +68,7 @@ func (c *lru) get(key string) *entry {
 	return e
 }
 
-// put adds or replaces key's entry as the most recent and measures every
-// entry again.
+// put adds or replaces key's entry as the most recent, and measures it.
 func (c *lru) put(key string, res result) {
 	c.init()
 	if old := c.items[key]; old != nil {
@@ -64,14 +80,32 @@ func (c *lru) put(key string, res result) {
 		c.failed++
 	}
 	c.pushFront(e)
+	c.measure(e)
+}
+
+// settle measures every entry again where the grammars have grown by more
+// than a 64th of the budget since they last were.
+func (c *lru) settle() {
+	if c.grown.Load() <= c.budget/64 {
+		return
+	}
+	// grown starts over before the entries are measured: growth while
+	// they are is then counted twice, not missed.
+	c.grown.Store(0)
 	for e := c.head.next; e != &c.head; e = e.next {
 		c.measure(e)
 	}
 }
 
+// bytes is what the cache counts of its entries: their sizes as measured,
+// and the growth since.
+func (c *lru) bytes() int64 { return c.total + c.grown.Load() }
+
 // evict drops the least recently used entries until the cache, with the
-// shared bytes, is within its budget, and returns how many it dropped.
+// shared bytes, is within its budget, and returns how many it dropped. It
+// settles the count first.
 func (c *lru) evict() int64 {
+	c.settle()
 	var n int64
 	// The shared classifications count up to half the budget, which is
 	// what NewCompiler lets them take: a larger figure (another Compiler of
@@ -83,7 +117,7 @@ func (c *lru) evict() int64 {
 		classified, sets := c.shared()
 		shared = min(classified, c.budget/2) + sets
 	}
-	for c.total+shared > c.budget && c.head.prev != &c.head {
+	for c.bytes()+shared > c.budget && c.head.prev != &c.head {
 		c.remove(c.head.prev)
 		n++
 	}
@@ -95,6 +129,7 @@ func (c *lru) evict() int64 {
 const failureBytes = 256
 
 func (c *lru) measure(e *entry) {
+	c.measures++
 	var size int64
 	if e.res.err != nil {
 		if e.size != 0 {

@@ -312,11 +312,15 @@ const DefaultCacheBytes = 256 << 20
 // (mask.SharedIndexBytes), which NewCompiler bounds to half the budget with
 // mask.SetSharedIndexBudget (the budget is the vocabulary's, shared with
 // its WithLogitWidth copies: the last Compiler made with a cache sets it,
-// and each Compiler counts at most half its own budget for it). The index grows while
-// matchers use a grammar, so sizes are measured again whenever an entry is
-// looked up (that entry) or added (every entry); between those moments the
-// cache may hold more than its budget. A grammar larger than the whole
-// budget is compiled and returned but not kept.
+// and each Compiler counts at most half its own budget for it). The index
+// grows while matchers use a grammar: the grammars report their growth as it
+// happens (mask.Options.Growth), and the cache counts it until it measures
+// every entry again, once the growth passes a 64th of the budget; so adding
+// an entry costs the same however many are cached, and the count errs only
+// upwards, by up to a 32nd of the budget. Entries are let go when one is
+// added or looked up; between those moments the cache may hold more than
+// its budget. A grammar larger than the whole budget is compiled and
+// returned but not kept.
 //
 // Identical requests that arrive while one of them is compiling join it: a
 // source is compiled once however many requests ask for it at the same time.
@@ -363,7 +367,7 @@ type CompilerStats struct {
 	Evictions     int64 // entries dropped from the cache to keep its budget
 	Entries       int   // entries in the cache now: grammars and failures
 	FailedEntries int   // the Entries that are cached failures
-	Bytes         int64 // their size, as last measured
+	Bytes         int64 // their size, as last measured, and the growth of the grammars since (an upper bound)
 	SharedBytes   int64 // node classifications shared by the vocabulary's grammars, counted once (mask.SharedIndexBytes)
 }
 
@@ -428,12 +432,17 @@ func primeVocab(vocab *tokenizer.Vocab) {
 // Vocab returns the vocabulary the compiler compiles for.
 func (c *Compiler) Vocab() *tokenizer.Vocab { return c.vocab }
 
-// Stats returns the compiler's counters.
+// Stats returns the compiler's counters. It first lets go of the entries
+// that the grammars' growth since the last compile or lookup has pushed past
+// the budget, so that Bytes and SharedBytes together are within it.
 func (c *Compiler) Stats() CompilerStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.cache.budget > 0 {
+		c.stats.Evictions += c.cache.evict()
+	}
 	s := c.stats
-	s.Entries, s.FailedEntries, s.Bytes = c.cache.len(), c.cache.failed, c.cache.total
+	s.Entries, s.FailedEntries, s.Bytes = c.cache.len(), c.cache.failed, c.cache.bytes()
 	s.SharedBytes = int64(mask.SharedIndexBytes(c.vocab))
 	return s
 }
@@ -460,7 +469,7 @@ func (c *Compiler) build(ctx context.Context, spec *Spec) (res result) {
 	if err := ctx.Err(); err != nil {
 		return result{err: err}
 	}
-	compiled, err := mask.CompileContext(ctx, g, c.vocab, mask.Options{Limits: c.opts.Limits})
+	compiled, err := mask.CompileContext(ctx, g, c.vocab, mask.Options{Limits: c.opts.Limits, Growth: &c.cache.grown})
 	if err != nil {
 		return result{warnings: warnings, err: err}
 	}

@@ -37,6 +37,7 @@ type Compiled struct {
 	busy     map[int32]chan struct{} // nodes being classified, closed when done
 	warm     warmOrder               // the order Warm classifies nodes in
 	indexed  atomic.Int64            // bytes held by the index
+	growth   *atomic.Int64           // Options.Growth
 	exits    exitCache               // uncertain tokens decided by caller shape (exits.go)
 	unions   unionCache              // tops classified together (union.go)
 	stats    indexStats
@@ -51,6 +52,12 @@ type Options struct {
 	// the slow, exact way (WalkStates). A zero field means its default in
 	// grammar.DefaultLimits.
 	Limits grammar.Limits
+	// Growth, if not nil, is added every byte by which the grammar's
+	// MemoryBytes grows once Compile has returned (its lazy token index,
+	// its warming order), as the growth happens: a cache of many grammars
+	// sharing one counter learns that they grew, and by how much, without
+	// measuring each of them again.
+	Growth *atomic.Int64
 }
 
 // ErrVocab reports a vocabulary that cannot be used.
@@ -92,6 +99,7 @@ func CompileContext(ctx context.Context, g *grammar.Grammar, vocab *tokenizer.Vo
 	}
 	c := newCompiled(prog, vocab)
 	c.tok = tok
+	c.growth = opts.Growth
 	return c, nil
 }
 
@@ -140,6 +148,14 @@ func (c *Compiled) VocabSize() int { return c.vocab.Size() }
 // SharedIndexBytes.
 func (c *Compiled) MemoryBytes() int {
 	return c.prog.MemoryBytes() + 12*len(c.index) + int(c.indexed.Load()) + c.tok.memoryBytes() + c.warm.memoryBytes()
+}
+
+// grow records that the index holds n more bytes.
+func (c *Compiled) grow(n int64) {
+	c.indexed.Add(n)
+	if c.growth != nil {
+		c.growth.Add(n)
+	}
 }
 
 // nodeIndex returns node n's classification, computing it on first use.
@@ -284,7 +300,7 @@ func (c *Compiled) classifyNode(n int32, warm, walk bool) *nodeIndex {
 	if !shared {
 		// A shared classification is charged once, to the vocabulary's
 		// cache (SharedIndexBytes), not to every grammar using it.
-		c.indexed.Add(int64(x.sizeBytes()))
+		c.grow(int64(x.sizeBytes()))
 	}
 	return x
 }

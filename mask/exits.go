@@ -84,7 +84,7 @@ func (c *Compiled) returnClass(r int32) int32 {
 		if cls, known = e.shapes[string(shape)]; !known {
 			cls = int32(len(e.shapes))
 			e.shapes[string(shape)] = cls
-			c.indexed.Add(int64(len(shape)))
+			c.grow(int64(len(shape)))
 		}
 		e.mu.Unlock()
 	}
@@ -163,7 +163,7 @@ func (m *Matcher) checkSuffixesByShape(out []uint32, n int32, x *nodeIndex, f in
 	}
 	if c.exits.sets[key] == nil {
 		c.exits.sets[key] = set
-		c.indexed.Add(int64(4*(len(set.dense)+len(set.ids)+len(set.sufs)+len(set.ranges)) + 96))
+		c.grow(int64(4*(len(set.dense)+len(set.ids)+len(set.sufs)+len(set.ranges)) + 96))
 	}
 	c.exits.mu.Unlock()
 	return true

@@ -209,7 +209,7 @@ func (c *Compiled) classifyUnion(nodes []int32) *unionIndex {
 	// (IndexStats.Classified).
 	c.stats.work.Add(int64(work))
 	classifications.Add(1)
-	c.indexed.Add(int64(size))
+	c.grow(int64(size))
 	return u
 }
 

@@ -133,6 +133,9 @@ func (c *Compiled) warmNodes() []int32 {
 		w.nodes = slices.Clip(append(append(w.nodes, prepare...), rest...))
 		w.hot = w.nodes[len(w.nodes)-len(rest)-len(prepare) : len(w.nodes)-len(rest)]
 		w.bytes.Store(int64(4 * cap(w.nodes)))
+		if c.growth != nil {
+			c.growth.Add(w.bytes.Load())
+		}
 	})
 	return w.nodes
 }

@@ -106,7 +106,7 @@ func (m *Matcher) withinIndex(n, f int32) (*nodeIndex, int32) {
 			if !shared {
 				// A shared classification is charged to the vocabulary's
 				// cache, not to every grammar using it.
-				c.indexed.Add(int64(x.sizeBytes()))
+				c.grow(int64(x.sizeBytes()))
 			}
 		}
 		c.exits.mu.Unlock()
