@@ -16,13 +16,13 @@ import (
 // (mask.Options.Growth), and the cache counts it on top of the measured
 // sizes; once it passes a 64th of the budget, the next eviction measures
 // every entry again and grown starts over. So adding an entry costs no more
-// than measuring it,
-// however many entries there are, and the count errs only upwards: growth
-// is counted both in grown and in the sizes of the entries measured since
-// it happened, and the growth of grammars no longer cached (but still used)
-// is counted until the next measure, so it may over-count by up to twice a
-// 64th of the budget, never under-count. It is guarded by Compiler.mu, but
-// for grown.
+// than measuring it, however many entries there are, and the count errs only
+// upwards: every entry was measured since grown last started over, so what
+// an entry grew by since its measure is in grown; what else grown holds is
+// growth counted twice (in an entry measured since) or that of grammars no
+// longer cached. When the cache evicts, it over-counts by at most a 64th of
+// the budget, and never under-counts. It is guarded by Compiler.mu, but for
+// grown.
 type lru struct {
 	budget   int64
 	total    int64                           // the entries' sizes, as measured
@@ -105,6 +105,7 @@ func (c *lru) bytes() int64 { return c.total + c.grown.Load() }
 // shared bytes, is within its budget, and returns how many it dropped. It
 // settles the count first.
 func (c *lru) evict() int64 {
+	c.init() // Stats may evict before anything was added
 	c.settle()
 	var n int64
 	// The shared classifications count up to half the budget, which is

@@ -77,3 +77,12 @@ func TestCacheCountsGrowth(t *testing.T) {
 	assert.Zero(t, c.grown.Load())
 	assert.Equal(t, truth(), c.bytes(), "exact once measured")
 }
+
+// TestEvictEmpty: an eviction before anything was added (Compiler.Stats on a
+// new Compiler, with shared classifications past the budget) drops nothing.
+func TestEvictEmpty(t *testing.T) {
+	c := lru{budget: 1 << 10, shared: func() (int64, int64) { return 0, 1 << 20 }}
+	assert.Zero(t, c.evict())
+	assert.Zero(t, c.len())
+	assert.Zero(t, c.bytes())
+}

@@ -317,7 +317,7 @@ const DefaultCacheBytes = 256 << 20
 // happens (mask.Options.Growth), and the cache counts it until it measures
 // every entry again, once the growth passes a 64th of the budget; so adding
 // an entry costs the same however many are cached, and the count errs only
-// upwards, by up to a 32nd of the budget. Entries are let go when one is
+// upwards, by up to a 64th of the budget. Entries are let go when one is
 // added or looked up; between those moments the cache may hold more than
 // its budget. A grammar larger than the whole budget is compiled and
 // returned but not kept.
@@ -367,7 +367,7 @@ type CompilerStats struct {
 	Evictions     int64 // entries dropped from the cache to keep its budget
 	Entries       int   // entries in the cache now: grammars and failures
 	FailedEntries int   // the Entries that are cached failures
-	Bytes         int64 // their size, as last measured, and the growth of the grammars since (an upper bound)
+	Bytes         int64 // their size, as last measured, and the growth of the compiler's grammars since: an upper bound, by up to a 64th of the budget (growth of grammars evicted since counts until the entries are measured again)
 	SharedBytes   int64 // node classifications shared by the vocabulary's grammars, counted once (mask.SharedIndexBytes)
 }
 
@@ -434,7 +434,9 @@ func (c *Compiler) Vocab() *tokenizer.Vocab { return c.vocab }
 
 // Stats returns the compiler's counters. It first lets go of the entries
 // that the grammars' growth since the last compile or lookup has pushed past
-// the budget, so that Bytes and SharedBytes together are within it.
+// the budget, so that what the cache counts (Bytes, and SharedBytes up to
+// half the budget) is within it, unless the shared classifications alone
+// take more.
 func (c *Compiler) Stats() CompilerStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -469,7 +471,11 @@ func (c *Compiler) build(ctx context.Context, spec *Spec) (res result) {
 	if err := ctx.Err(); err != nil {
 		return result{err: err}
 	}
-	compiled, err := mask.CompileContext(ctx, g, c.vocab, mask.Options{Limits: c.opts.Limits, Growth: &c.cache.grown})
+	opts := mask.Options{Limits: c.opts.Limits}
+	if c.cache.budget > 0 {
+		opts.Growth = &c.cache.grown // without a cache, no one counts it
+	}
+	compiled, err := mask.CompileContext(ctx, g, c.vocab, opts)
 	if err != nil {
 		return result{warnings: warnings, err: err}
 	}
