@@ -154,14 +154,20 @@ func (o *Options) setDefaults() {
 }
 
 // Warning reports a keyword that Lenient mode ignored, or a format that is
-// not known and so not checked.
+// not known and so not checked. Compile returns at most 256; where there
+// are more, the last one, with no pointer, counts the others.
 type Warning struct {
 	Pointer string // JSON pointer of the keyword in the schema
 	Keyword string
 	Msg     string
 }
 
-func (w Warning) String() string { return w.Pointer + ": " + w.Msg }
+func (w Warning) String() string {
+	if w.Pointer == "" {
+		return w.Msg
+	}
+	return w.Pointer + ": " + w.Msg
+}
 
 // Compile compiles a JSON Schema (drafts 4, 6, 7, 2019-09 and 2020-12) into
 // a grammar for the JSON documents it accepts.
@@ -240,6 +246,7 @@ type compiler struct {
 	opts     Options
 	ix       *schemaIndex
 	warnings []Warning
+	warned   map[string]struct{} // the pointers warned about (warn)
 
 	rules    []grammar.Rule
 	ruleOf   map[string]int // DNF key -> rule
@@ -403,15 +410,30 @@ func (c *compiler) unsupported(ptr, kw, format string, args ...any) error {
 	return c.errorf(ptr, kw, grammar.ErrUnsupported, format, args...)
 }
 
+// warn adds a warning on keyword kw of the schema at ptr, once per keyword.
+// Past maxWarnings, the last warning counts the others instead: a schema
+// of a million unknown formats costs neither a million warnings nor a
+// search of them for every new one.
 func (c *compiler) warn(ptr, kw, format string, args ...any) {
 	p := ptr + "/" + escapePointer(kw)
-	for _, w := range c.warnings {
-		if w.Pointer == p && w.Keyword == kw {
-			return
-		}
+	if _, ok := c.warned[p]; ok {
+		return
 	}
-	c.warnings = append(c.warnings, Warning{Pointer: p, Keyword: kw, Msg: kw + ": " + fmt.Sprintf(format, args...)})
+	if c.warned == nil {
+		c.warned = map[string]struct{}{}
+	}
+	c.warned[p] = struct{}{}
+	if len(c.warnings) < maxWarnings {
+		c.warnings = append(c.warnings, Warning{Pointer: p, Keyword: kw, Msg: kw + ": " + fmt.Sprintf(format, args...)})
+		return
+	}
+	more := len(c.warned) - maxWarnings
+	c.warnings[maxWarnings-1] = Warning{Msg: fmt.Sprintf("%d more warnings (listed: the first %d)", more+1, maxWarnings-1)}
 }
+
+// maxWarnings is the most warnings Compile returns, the last of them
+// counting those left out where there are more.
+const maxWarnings = 256
 
 // newRule appends a rule, within Limits.Rules, and returns its index.
 func (c *compiler) newRule(name string, body *grammar.Expr) (int, error) {
