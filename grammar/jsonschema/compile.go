@@ -153,9 +153,11 @@ func (o *Options) setDefaults() {
 	o.Limits = o.Limits.WithDefaults()
 }
 
-// Warning reports a keyword that Lenient mode ignored, or a format that is
-// not known and so not checked. Compile returns at most 256; where there
-// are more, the last one, with no pointer, counts the others.
+// Warning reports a keyword that Lenient mode ignored, a format that is
+// not known and so not checked, or a key that an object of the schema
+// writes more than once (the last of its values counts). Compile returns at
+// most 256; where there are more, the last one, with no pointer, counts the
+// others.
 type Warning struct {
 	Pointer string // JSON pointer of the keyword in the schema
 	Keyword string

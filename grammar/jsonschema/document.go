@@ -65,12 +65,52 @@ func (n *node) get(k string) *node {
 		}
 		return nil
 	}
-	for i := len(n.keys) - 1; i >= 0; i-- { // the last duplicate wins
-		if n.keys[i] == k {
+	for i, key := range n.keys { // one each (dedupe)
+		if key == k {
 			return n.vals[i]
 		}
 	}
 	return nil
+}
+
+// dedupe leaves an object node one member per key: of a key written more
+// than once, the last value, in the first one's place, as JSON.parse,
+// Python's json and Go's encoding/json read it. Every keyword, property
+// and pattern then has one schema (a client cannot send two $ref, or two
+// schemas for one pattern, and have them both applied where its own
+// validator applies one), and every JSON pointer one value. It indexes
+// the keys of a large object, and returns the first key written twice.
+func (n *node) dedupe() (string, bool) {
+	var at map[string]int // key -> its place, for a large object
+	if len(n.keys) > 8 {
+		at = make(map[string]int, len(n.keys))
+	}
+	first, dup := "", false
+	kept := 0
+	for i, k := range n.keys {
+		j := -1
+		if at != nil {
+			if p, ok := at[k]; ok {
+				j = p
+			} else {
+				at[k] = kept
+			}
+		} else {
+			j = slices.Index(n.keys[:kept], k)
+		}
+		if j >= 0 {
+			n.vals[j] = n.vals[i]
+			if !dup {
+				first, dup = k, true
+			}
+			continue
+		}
+		n.keys[kept], n.vals[kept] = k, n.vals[i]
+		kept++
+	}
+	clear(n.vals[kept:]) // the values left behind, for the collector
+	n.keys, n.vals, n.index = n.keys[:kept], n.vals[:kept], at
+	return first, dup
 }
 
 // num returns the value of a number node.
@@ -259,11 +299,8 @@ func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*node, erro
 				n.vals = append(n.vals, e)
 				return err == nil
 			})
-			if len(n.keys) > 8 {
-				n.index = make(map[string]int, len(n.keys))
-				for i, k := range n.keys {
-					n.index[k] = i
-				}
+			if k, ok := n.dedupe(); ok {
+				ix.c.warn(ptr, k, "duplicate key: the last of its values counts")
 			}
 		}
 	}

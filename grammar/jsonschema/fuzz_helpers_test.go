@@ -46,12 +46,13 @@ func checkSchemaError(t *testing.T, schema []byte, err error) {
 		v := gjson.ParseBytes(schema)
 		for _, tok := range toks[:len(toks)-1] {
 			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+			// Of duplicate keys the last counts, as it does for the
+			// compiler (node.get): the error is in that one.
 			var next gjson.Result
 			found, i := false, 0
 			v.ForEach(func(k, val gjson.Result) bool {
 				if v.IsArray() && strconv.Itoa(i) == tok || v.IsObject() && k.Str == tok {
 					next, found = val, true
-					return false
 				}
 				i++
 				return true
