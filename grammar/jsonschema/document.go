@@ -65,12 +65,22 @@ func (n *node) get(k string) *node {
 		}
 		return nil
 	}
-	for i, key := range n.keys { // one each (dedupe)
-		if key == k {
+	for i := len(n.keys) - 1; i >= 0; i-- { // an instance may repeat a key: the last
+		if n.keys[i] == k {
 			return n.vals[i]
 		}
 	}
 	return nil
+}
+
+// indexKeys indexes the keys of a large object node, each at its last place.
+func (n *node) indexKeys() {
+	if len(n.keys) > 8 {
+		n.index = make(map[string]int, len(n.keys))
+		for i, k := range n.keys {
+			n.index[k] = i
+		}
+	}
 }
 
 // dedupe leaves an object node one member per key: of a key written more
@@ -228,7 +238,7 @@ func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*doc, error) 
 	}
 	doc := &doc{uri: uri}
 	var err error
-	doc.root, err = ix.build(gjson.ParseBytes(data), "", 0)
+	doc.root, err = ix.build(gjson.ParseBytes(data), "", 0, true)
 	if err != nil {
 		return nil, err
 	}
@@ -249,8 +259,11 @@ func (ix *schemaIndex) parse(data []byte, uri string, ptr string) (*doc, error) 
 	return doc, nil
 }
 
-// build converts a gjson value into a node tree.
-func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*node, error) {
+// build converts a gjson value into a node tree. In a schema document
+// (schema), an object that repeats a key keeps its last value (dedupe); an
+// instance keeps every member, and Validate judges each, as the grammar
+// does (the README's Limits: documents that repeat an object key).
+func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int, schema bool) (*node, error) {
 	if depth > ix.c.opts.Limits.SchemaDepth {
 		return nil, ix.c.limitf(ptr, "", "schema document is nested deeper than Limits.SchemaDepth (%d)", ix.c.opts.Limits.SchemaDepth)
 	}
@@ -285,7 +298,7 @@ func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*node, erro
 			i := 0
 			r.ForEach(func(_, v gjson.Result) bool {
 				var e *node
-				e, err = ix.build(v, ptr+"/"+strconv.Itoa(i), depth+1)
+				e, err = ix.build(v, ptr+"/"+strconv.Itoa(i), depth+1, schema)
 				n.elems = append(n.elems, e)
 				i++
 				return err == nil
@@ -294,12 +307,14 @@ func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int) (*node, erro
 			n.kind = kindObject
 			r.ForEach(func(k, v gjson.Result) bool {
 				var e *node
-				e, err = ix.build(v, ptr+"/"+escapePointer(k.Str), depth+1)
+				e, err = ix.build(v, ptr+"/"+escapePointer(k.Str), depth+1, schema)
 				n.keys = append(n.keys, k.Str)
 				n.vals = append(n.vals, e)
 				return err == nil
 			})
-			if k, ok := n.dedupe(); ok {
+			if !schema {
+				n.indexKeys()
+			} else if k, ok := n.dedupe(); ok {
 				ix.c.warn(ptr, k, "duplicate key: the last of its values counts")
 			}
 		}

@@ -54,11 +54,14 @@ func TestDuplicateKeys(t *testing.T) {
 		})
 	}
 
-	// Instances too: a document that repeats a key is judged by its last
-	// value.
-	for doc, valid := range map[string]bool{`{"a":1,"a":"x"}`: true, `{"a":"x","a":1}`: false} {
+	// An instance keeps every member: Validate judges each, as the grammar
+	// does (the README's Limits: documents that repeat an object key).
+	for doc, valid := range map[string]bool{`{"a":"x","a":"y"}`: true, `{"a":1,"a":"x"}`: false, `{"a":"x","a":1}`: false} {
 		ok, err := jsonschema.Validate([]byte(`{"properties":{"a":{"type":"string"}}}`), []byte(doc), jsonschema.Options{})
 		require.NoError(t, err)
 		assert.Equal(t, valid, ok, doc)
 	}
+	ok, err := jsonschema.Validate([]byte(`{"minProperties":3}`), []byte(`{"b":1,"a":2,"b":3}`), jsonschema.Options{})
+	require.NoError(t, err)
+	assert.True(t, ok, "members are counted")
 }

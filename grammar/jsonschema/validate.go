@@ -27,7 +27,7 @@ func Validate(schema, doc []byte, opts Options) (bool, error) {
 	if !gjson.ValidBytes(doc) {
 		return false, &grammar.Error{Source: "jsonschema", Msg: "instance is not valid JSON"}
 	}
-	v, err := c.ix.build(gjson.ParseBytes(doc), "", 0)
+	v, err := c.ix.build(gjson.ParseBytes(doc), "", 0, false)
 	if err != nil {
 		return false, err
 	}
