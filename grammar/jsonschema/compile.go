@@ -155,9 +155,9 @@ func (o *Options) setDefaults() {
 
 // Warning reports a keyword that Lenient mode ignored, a format that is
 // not known and so not checked, or a key that an object of the schema
-// writes more than once (the last of its values counts). Compile returns at
-// most 256; where there are more, the last one, with no pointer, counts the
-// others.
+// writes more than once (the last of its values counts; at most 16 of
+// these are listed). Compile returns at most 256; where there are more,
+// the last one, with no pointer, counts the others.
 type Warning struct {
 	Pointer string // JSON pointer of the keyword in the schema
 	Keyword string
@@ -211,9 +211,9 @@ func CompileContext(ctx context.Context, schema []byte, opts Options) (*grammar.
 	c := newCompiler(ctx, opts)
 	g, err := c.compile(schema)
 	if err != nil {
-		return nil, c.warnings, err
+		return nil, c.finishWarnings(), err
 	}
-	return g, c.warnings, nil
+	return g, c.finishWarnings(), nil
 }
 
 // newCompiler returns the state of one compilation under ctx; opts
@@ -222,6 +222,7 @@ func newCompiler(ctx context.Context, opts Options) *compiler {
 	c := &compiler{
 		ctx:        ctx,
 		opts:       opts,
+		warned:     map[string]struct{}{},
 		ruleOf:     map[string]int{},
 		conjRule:   map[string]int{},
 		dnfMemo:    map[int][]*schema{},
@@ -248,7 +249,12 @@ type compiler struct {
 	opts     Options
 	ix       *schemaIndex
 	warnings []Warning
-	warned   map[string]struct{} // the pointers warned about (warn)
+	warned   map[string]struct{} // pointer and message of every warning (addWarning)
+	repeats  int                 // warnings listed about repeated keys
+	unlisted int                 // warnings left out
+	// firstUnlisted is the first of them, listed after all where it is
+	// the only one.
+	firstUnlisted Warning
 
 	rules    []grammar.Rule
 	ruleOf   map[string]int // DNF key -> rule
@@ -412,30 +418,55 @@ func (c *compiler) unsupported(ptr, kw, format string, args ...any) error {
 	return c.errorf(ptr, kw, grammar.ErrUnsupported, format, args...)
 }
 
-// warn adds a warning on keyword kw of the schema at ptr, once per keyword.
-// Past maxWarnings, the last warning counts the others instead: a schema
-// of a million unknown formats costs neither a million warnings nor a
-// search of them for every new one.
+// warn adds a warning on keyword kw of the schema at ptr, once per pointer
+// and message.
 func (c *compiler) warn(ptr, kw, format string, args ...any) {
-	p := ptr + "/" + escapePointer(kw)
-	if _, ok := c.warned[p]; ok {
+	c.addWarning(ptr, kw, false, format, args...)
+}
+
+// addWarning is warn; repeat marks a key that an object writes twice,
+// whose warnings are listed up to maxRepeatWarnings so that they never
+// crowd out the others. Past maxWarnings-1 listed, the rest are counted:
+// a schema of a million unknown formats costs neither a million warnings
+// nor a search of them for every new one.
+func (c *compiler) addWarning(ptr, kw string, repeat bool, format string, args ...any) {
+	w := Warning{Pointer: ptr + "/" + escapePointer(kw), Keyword: kw, Msg: kw + ": " + fmt.Sprintf(format, args...)}
+	key := w.Pointer + "\x00" + w.Msg
+	if _, ok := c.warned[key]; ok {
 		return
 	}
-	if c.warned == nil {
-		c.warned = map[string]struct{}{}
-	}
-	c.warned[p] = struct{}{}
-	if len(c.warnings) < maxWarnings {
-		c.warnings = append(c.warnings, Warning{Pointer: p, Keyword: kw, Msg: kw + ": " + fmt.Sprintf(format, args...)})
+	c.warned[key] = struct{}{}
+	if len(c.warnings) == maxWarnings-1 || repeat && c.repeats == maxRepeatWarnings {
+		if c.unlisted++; c.unlisted == 1 {
+			c.firstUnlisted = w
+		}
 		return
 	}
-	more := len(c.warned) - maxWarnings
-	c.warnings[maxWarnings-1] = Warning{Msg: fmt.Sprintf("%d more warnings (listed: the first %d)", more+1, maxWarnings-1)}
+	if repeat {
+		c.repeats++
+	}
+	c.warnings = append(c.warnings, w)
+}
+
+// finishWarnings returns the warnings: the one left out, or one counting
+// those left out.
+func (c *compiler) finishWarnings() []Warning {
+	switch {
+	case c.unlisted == 1:
+		return append(c.warnings, c.firstUnlisted)
+	case c.unlisted > 1:
+		return append(c.warnings, Warning{Msg: fmt.Sprintf("%d more warnings (listed: the first %d)", c.unlisted, len(c.warnings))})
+	}
+	return c.warnings
 }
 
 // maxWarnings is the most warnings Compile returns, the last of them
-// counting those left out where there are more.
-const maxWarnings = 256
+// counting those left out where there are more; maxRepeatWarnings the most
+// of them about repeated keys.
+const (
+	maxWarnings       = 256
+	maxRepeatWarnings = 16
+)
 
 // newRule appends a rule, within Limits.Rules, and returns its index.
 func (c *compiler) newRule(name string, body *grammar.Expr) (int, error) {

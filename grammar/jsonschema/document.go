@@ -89,13 +89,12 @@ func (n *node) indexKeys() {
 // and pattern then has one schema (a client cannot send two $ref, or two
 // schemas for one pattern, and have them both applied where its own
 // validator applies one), and every JSON pointer one value. It indexes
-// the keys of a large object, and returns the first key written twice.
-func (n *node) dedupe() (string, bool) {
+// the keys of a large object, and calls repeated with every key met again.
+func (n *node) dedupe(repeated func(key string)) {
 	var at map[string]int // key -> its place, for a large object
 	if len(n.keys) > 8 {
 		at = make(map[string]int, len(n.keys))
 	}
-	first, dup := "", false
 	kept := 0
 	for i, k := range n.keys {
 		j := -1
@@ -110,9 +109,7 @@ func (n *node) dedupe() (string, bool) {
 		}
 		if j >= 0 {
 			n.vals[j] = n.vals[i]
-			if !dup {
-				first, dup = k, true
-			}
+			repeated(k)
 			continue
 		}
 		n.keys[kept], n.vals[kept] = k, n.vals[i]
@@ -120,7 +117,6 @@ func (n *node) dedupe() (string, bool) {
 	}
 	clear(n.vals[kept:]) // the values left behind, for the collector
 	n.keys, n.vals, n.index = n.keys[:kept], n.vals[:kept], at
-	return first, dup
 }
 
 // num returns the value of a number node.
@@ -314,8 +310,10 @@ func (ix *schemaIndex) build(r gjson.Result, ptr string, depth int, schema bool)
 			})
 			if !schema {
 				n.indexKeys()
-			} else if k, ok := n.dedupe(); ok {
-				ix.c.warn(ptr, k, "duplicate key: the last of its values counts")
+			} else {
+				n.dedupe(func(k string) {
+					ix.c.addWarning(ptr, k, true, "duplicate key: the last of its values counts")
+				})
 			}
 		}
 	}

@@ -167,11 +167,7 @@ func (c *compiler) readKeywords(n *node) (*schema, error) {
 		if v.kind != kindObject {
 			return nil, bad("properties", "an object of schemas")
 		}
-		for i, k := range v.keys {
-			if j := s.prop(k); j >= 0 {
-				s.props[j].conj = conj{}.and(v.vals[i])
-				continue
-			}
+		for i, k := range v.keys { // each once (node.dedupe)
 			s.props = append(s.props, prop{name: k, conj: conj{}.and(v.vals[i])})
 		}
 	}
