@@ -31,23 +31,50 @@ func (k kind) String() string {
 // that a schema can be handed on as the bytes the user wrote.
 type value struct {
 	kind  kind
-	text  string   // kindString: the string; kindNumber: the literal
-	b     bool     // kindBool
-	elems []*value // kindArray
-	keys  []string // kindObject, in document order (duplicates kept)
-	vals  []*value // kindObject, beside keys
-	start int      // the value is src[start:end]
+	text  string         // kindString: the string; kindNumber: the literal
+	b     bool           // kindBool
+	elems []*value       // kindArray
+	keys  []string       // kindObject, in document order (duplicates kept)
+	vals  []*value       // kindObject, beside keys
+	last  map[string]int // kindObject of many keys: each key's last place
+	start int            // the value is src[start:end]
 	end   int
 }
 
-// get returns the value of the first key named key, or nil.
+// get returns the value of the last key named key, or nil: a key written
+// twice counts as JSON.parse, Go's encoding/json and the JSON Schema
+// front-end read it.
 func (v *value) get(key string) *value {
-	for i, k := range v.keys {
-		if k == key {
-			return v.vals[i]
-		}
+	if i := v.lastOf(key); i >= 0 {
+		return v.vals[i]
 	}
 	return nil
+}
+
+// lastOf returns the place of the last key named key, or -1.
+func (v *value) lastOf(key string) int {
+	if v.last != nil {
+		if i, ok := v.last[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := len(v.keys) - 1; i >= 0; i-- {
+		if v.keys[i] == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// closeObject indexes the keys of an object of many, once all are read.
+func (v *value) closeObject() {
+	if len(v.keys) > 8 {
+		v.last = make(map[string]int, len(v.keys))
+		for i, k := range v.keys {
+			v.last[k] = i
+		}
+	}
 }
 
 // parseJSON reads src as one JSON value. It is iterative, so nesting costs
@@ -87,6 +114,7 @@ func parseJSON(src []byte, lim grammar.Limits) (*value, error) {
 		if n := len(stack); n > 0 && stack[n-1].wantKey {
 			if tok == json.Delim('}') {
 				stack[n-1].v.end = int(dec.InputOffset())
+				stack[n-1].v.closeObject()
 				stack = stack[:n-1]
 				continue
 			}
@@ -97,6 +125,9 @@ func parseJSON(src []byte, lim grammar.Limits) (*value, error) {
 		if d, ok := tok.(json.Delim); ok && (d == ']' || d == '}') {
 			n := len(stack)
 			stack[n-1].v.end = int(dec.InputOffset())
+			if d == '}' {
+				stack[n-1].v.closeObject()
+			}
 			stack = stack[:n-1]
 			continue
 		}

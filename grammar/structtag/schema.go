@@ -130,6 +130,9 @@ func strictSchema(src []byte, v *value, tuples bool) []byte {
 			}
 		}
 		for i, k := range s.keys {
+			if s.lastOf(k) != i {
+				continue // a key written again: its last value counts (value.get)
+			}
 			sub := s.vals[i]
 			switch {
 			case slices.Contains(schemaMaps, k) && sub.kind == kindObject:
