@@ -317,7 +317,7 @@ func FuzzRuneToRegexp(f *testing.F) {
 		}
 		// Go's regexp reads the parsed pattern: wrapped as written, a \Q
 		// would quote the wrapper's closing parenthesis.
-		o := regexp.MustCompile(`^(?:` + re.String() + `)$`)
+		parsed := re.String()
 		d, err := RuneRegexp(context.Background(), re, 200)
 		if err != nil {
 			if !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrUnsupportedRegexp) {
@@ -330,6 +330,7 @@ func FuzzRuneToRegexp(f *testing.F) {
 			return
 		}
 		require.NoError(t, err)
+		o := regexp.MustCompile(`^(?:` + parsed + `)$`)
 		back := regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
 		if out.Op != syntax.OpNoMatch {
 			back = regexp.MustCompile(`^(?:` + out.String() + `)$`)
