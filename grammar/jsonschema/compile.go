@@ -455,7 +455,7 @@ func (c *compiler) finishWarnings() []Warning {
 	case c.unlisted == 1:
 		return append(c.warnings, c.firstUnlisted)
 	case c.unlisted > 1:
-		return append(c.warnings, Warning{Msg: fmt.Sprintf("%d more warnings (listed: the first %d)", c.unlisted, len(c.warnings))})
+		return append(c.warnings, Warning{Msg: fmt.Sprintf("%d more warnings, not listed (%d are)", c.unlisted, len(c.warnings))})
 	}
 	return c.warnings
 }
