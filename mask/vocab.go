@@ -37,6 +37,7 @@ type trieIndex struct {
 	shared *indexCache
 	sets   tokenSets // what wide classifications ask of the vocabulary
 	folded *foldedTrie
+	weight [256]int32 // per byte, the tokens with it (see walkDFA.weights)
 }
 
 // trieIndexes holds the index of every trie in use; an index is dropped,
@@ -80,6 +81,9 @@ func buildTrieIndex(tr *toktrie.Trie) *trieIndex {
 	// over the vocabulary, paid here and not at some first mask.
 	tr.Summarize()
 	x.folded = buildFolded(tr)
+	for b := range 256 {
+		x.weight[b] = int32(tr.FirstByteCount(byte(b)) + tr.WithByteInside(byte(b)))
+	}
 	return x
 }
 

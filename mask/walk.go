@@ -62,7 +62,8 @@ type walkDFA struct {
 	from           []int32  // scratch for safe
 	stamps         []uint32 // safe's closure, as a set (see markState)
 	stamp          uint32
-	pair           []int16 // scratch for byteClasses, -1 when unused
+	pair           []int16     // scratch for byteClasses, -1 when unused
+	weights        *[256]int32 // per byte, the vocabulary's tokens with it (safe's cuts); nil: cut by counting bytes
 	paired         []uint16
 
 	acc          []uint32 // accepted tokens, as a bitmask row
@@ -774,6 +775,11 @@ const (
 // than maxSafeStates configurations (each position's own states inside a
 // multi-byte character, hundreds of positions over) or one that does not
 // settle gets nothing.
+//
+// With the vocabulary's count of tokens holding each byte (a.weights, set
+// by classifyWide), the bytes cut are those of the three that the fewest
+// tokens hold: the refused ones, the way in, or the way into a state on
+// the path from s to it. They are the tokens the classification walks.
 func (a *walkDFA) safe(s int32) *safeInfo {
 	a.growSafes(s)
 	if a.safes[s].done {
@@ -811,14 +817,11 @@ rounds:
 			}
 			x, p := closure[k], closure[from[k]]
 			var into, refused byteset.ASCII
+			if e != byChar {
+				into = a.into(p, x, &ascii) // every byte of e's class leads there too
+			}
 			for b := range byte(128) {
-				if !ascii.Has(b) {
-					continue
-				}
-				if e != byChar && a.next(p, b) == x {
-					into.Add(b) // every byte of e's class leads there too
-				}
-				if refusesByte && a.next(x, b) < 0 {
+				if refusesByte && ascii.Has(b) && a.next(x, b) < 0 {
 					refused.Add(b)
 				}
 			}
@@ -832,6 +835,27 @@ rounds:
 				} else {
 					chars = 0
 				}
+			case a.weights != nil:
+				// The cut that leaves the fewest tokens to walk: the
+				// refused bytes, the way in, or the way into a state on
+				// the path to it. Every unanchored pattern of keys
+				// spelled "net_", "netdrv_" and "netdir_" ends past an
+				// underscore: cutting it keeps the walk off every match,
+				// where cutting the letter that completes one leaves a
+				// third of the vocabulary to walk.
+				best, cost := into, a.weighs(&into)
+				if refusesByte {
+					if c := a.weighs(&refused); c < cost {
+						best, cost = refused, c
+					}
+				}
+				for j := from[k]; j > 0 && entry[j] != byChar; j = from[j] {
+					up := a.into(closure[from[j]], closure[j], &ascii)
+					if c := a.weighs(&up); c < cost {
+						best, cost = up, c
+					}
+				}
+				ascii.Subtract(&best)
 			case refusesByte && refused.Len() < into.Len():
 				ascii.Subtract(&refused)
 			default:
@@ -918,6 +942,28 @@ rounds:
 	a.growSafes(int32(len(a.canEnd))) // next may have added states
 	a.safes[s] = info
 	return &a.safes[s]
+}
+
+// weighs is the tokens of the vocabulary (a.weights) with a byte of set.
+func (a *walkDFA) weighs(set *byteset.ASCII) int {
+	n := 0
+	for b := range byte(128) {
+		if set.Has(b) {
+			n += int(a.weights[b])
+		}
+	}
+	return n
+}
+
+// into returns the bytes of ascii that lead state p to state x.
+func (a *walkDFA) into(p, x int32, ascii *byteset.ASCII) byteset.ASCII {
+	var in byteset.ASCII
+	for b := range byte(128) {
+		if ascii.Has(b) && a.next(p, b) == x {
+			in.Add(b)
+		}
+	}
+	return in
 }
 
 // markState and marked keep safe's closure as a set, for a closure of
