@@ -26,7 +26,11 @@
 //     GBNF, with root rule "root");
 //   - json_schema through package jsonschema, with any whitespace between
 //     tokens (Options.WhitespacePattern, or max_whitespace_cnt) and strict
-//     objects, in style json or one of the XML styles of tool-calling models
+//     objects (an object schema that declares properties admits no others,
+//     closed where its instance is so that allOf branches and $ref targets
+//     hold together, and never below not, if or oneOf, where closing would
+//     let more through: see CloseObjects), in style json or one of the XML
+//     styles of tool-calling models
 //     (qwen_xml, minimax_xml, deepseek_xml, glm_xml, cohere_xml,
 //     kimi_k3_xml); qwen_xml_parameter is the legacy name of style qwen_xml;
 //   - sequence, or, optional, plus, star and repeat;

@@ -3,6 +3,8 @@ package structtag
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/jsonschema"
@@ -85,39 +87,159 @@ func (c *compiler) jsonSchema(v *value, ptr string, withStyle bool) (*grammar.Ex
 	return c.embed(schemaPtr, "schema", g)
 }
 
-// Keywords whose values are subschemas: a map of them, a list of them (items
-// may be either), or one.
+// How a keyword applies its subschemas (see strictSchema): to children of
+// the instance, to the instance itself, or where a subschema accepting
+// fewer instances may let the whole schema accept more.
 var (
-	schemaMaps  = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
-	schemaLists = []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"}
-	schemaOne   = []string{"additionalProperties", "additionalItems", "items", "contains", "not", "if", "then", "else",
-		"propertyNames", "unevaluatedProperties", "unevaluatedItems", "contentSchema"}
+	atInstance = []string{"properties", "patternProperties", "additionalProperties", "unevaluatedProperties",
+		"items", "prefixItems", "additionalItems", "unevaluatedItems", "contains"}
+	inPlace = []string{"allOf", "anyOf", "then", "else", "dependentSchemas", "dependencies"}
+	unsure  = []string{"oneOf", "if", "not", "propertyNames", "contentSchema"}
+	// Keywords whose value is a map of subschemas; the others hold one, or
+	// a list (items may be either).
+	schemaMaps = []string{"properties", "patternProperties", "dependentSchemas", "dependencies"}
 )
 
-// strictSchema returns the source of the schema v, as XGrammar's strict
-// mode reads it: an object schema that declares properties (or pattern
-// properties) and says nothing of the others gets "unevaluatedProperties":
-// false, and an array schema with a tuple of items and nothing said of the
-// items after it gets "items": false (prefixItems) or "additionalItems":
-// false (items as a list). A schema that declares no properties, such as
-// {"type": "object"}, keeps accepting any object. The text is changed only
-// by insertions, so JSON pointers into it stay valid. With tuples false,
-// arrays are left as they are.
+// A schema's place, as strictSchema finds it: an instance location's own
+// schema (the root, a property's, an item's), applied in place (an allOf
+// branch, a $ref target), or below a keyword where accepting fewer
+// instances may accept more documents (not, if, oneOf, contains with
+// maxContains: one fewer match turns a count or a negation around).
+type place uint8
+
+const (
+	placeInstance place = 1 << iota
+	placeInPlace
+	placeUnsure
+)
+
+// strictSchema returns the source of the schema v, as strict mode reads
+// it: an instance location's object schema that declares properties (or
+// pattern properties), itself or in a subschema applied in place, and says
+// nothing of the others gets "unevaluatedProperties": false; with tuples,
+// one with a tuple of items and nothing said of the items after it gets
+// "items": false (prefixItems) or "additionalItems": false (items as a
+// list). A schema that declares no properties, such as {"type":
+// "object"}, keeps accepting any object.
+//
+// Strict mode only ever narrows what the schema accepts. So it closes no
+// schema applied in place (allOf branches declaring different properties
+// would each refuse the other's; unevaluatedProperties at their instance
+// location sees them all), and none below not, if, oneOf or a contains
+// with maxContains, where a subschema that matches less lets more
+// documents through. A $ref is followed where it is a JSON pointer into
+// the document (and no subschema has an $id of its own); where one that is
+// not sits below such a keyword, its target is unknown and nothing is
+// closed.
+//
+// The text is changed only by insertions, so JSON pointers into it stay
+// valid. The walk is iterative and visits each subschema at most once per
+// kind of place.
 func strictSchema(src []byte, v *value, tuples bool) []byte {
+	type visit struct {
+		s  *value
+		at place
+	}
+	places := map[*value]place{}
+	inPlaceParents := map[*value][]*value{} // subschemas applied in place, to the schemas applying them
+	var declaring []*value                  // schemas that declare properties
+	refs := !hasNestedID(v)
+	stack := []visit{{v, placeInstance}}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		s := x.s
+		if s.kind != kindObject || places[s]&x.at != 0 {
+			continue
+		}
+		if places[s] == 0 && (s.get("properties") != nil || s.get("patternProperties") != nil) {
+			declaring = append(declaring, s)
+		}
+		places[s] |= x.at
+		// push follows a keyword's subschema sub, which applies the way
+		// how says; below an unsure place every place is unsure.
+		push := func(sub *value, how place, applies bool) {
+			if x.at == placeUnsure {
+				how = placeUnsure
+			}
+			if applies {
+				inPlaceParents[sub] = append(inPlaceParents[sub], s)
+			}
+			stack = append(stack, visit{sub, how})
+		}
+		for i, k := range s.keys {
+			if s.lastOf(k) != i {
+				continue // a key written again: its last value counts (value.get)
+			}
+			sub := s.vals[i]
+			var how place
+			switch {
+			case k == "contains" && s.get("maxContains") != nil:
+				how = placeUnsure
+			case slices.Contains(atInstance, k):
+				how = placeInstance
+			case slices.Contains(inPlace, k):
+				how = placeInPlace
+			case slices.Contains(unsure, k):
+				how = placeUnsure
+			case k == "$ref" || k == "$dynamicRef" || k == "$recursiveRef":
+				target := (*value)(nil)
+				if refs && k == "$ref" && sub.kind == kindString {
+					target = resolveRef(v, sub.text)
+				}
+				if target == nil {
+					if x.at == placeUnsure {
+						return src[v.start:v.end] // its target, unknown, may be closed elsewhere
+					}
+					continue
+				}
+				push(target, placeInPlace, true)
+				continue
+			default:
+				continue
+			}
+			// A subschema counts toward the properties its parent declares
+			// where unevaluatedProperties sees it, and it is a shape of the
+			// object, not a test of it: applied in place, but under not and
+			// if.
+			applies := how != placeInstance && k != "not" && k != "if" && k != "propertyNames" && k != "contentSchema" && k != "contains"
+			switch {
+			case slices.Contains(schemaMaps, k) && sub.kind == kindObject:
+				for _, e := range sub.vals {
+					push(e, how, applies)
+				}
+			case sub.kind == kindArray && (k == "allOf" || k == "anyOf" || k == "oneOf" || k == "prefixItems" || k == "items"):
+				for _, e := range sub.elems {
+					push(e, how, applies)
+				}
+			case !slices.Contains(schemaMaps, k):
+				push(sub, how, applies)
+			}
+		}
+	}
+	// The schemas that declare properties, themselves or through what they
+	// apply in place.
+	declares := map[*value]bool{}
+	for len(declaring) > 0 {
+		s := declaring[len(declaring)-1]
+		declaring = declaring[:len(declaring)-1]
+		if declares[s] {
+			continue
+		}
+		declares[s] = true
+		declaring = append(declaring, inPlaceParents[s]...)
+	}
 	type insert struct {
 		at   int
 		text string
 	}
 	var ins []insert
-	stack := []*value{v}
-	for len(stack) > 0 {
-		s := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if s.kind != kindObject {
-			continue
+	for s, at := range places {
+		if at != placeInstance {
+			continue // applied in place somewhere, or unsure
 		}
 		has := func(k string) bool { return s.get(k) != nil }
-		if (has("properties") || has("patternProperties")) && !has("additionalProperties") && !has("unevaluatedProperties") {
+		if declares[s] && !has("additionalProperties") && !has("unevaluatedProperties") {
 			ins = append(ins, insert{s.end - 1, `,"unevaluatedProperties":false`})
 		}
 		if tuples && !has("unevaluatedItems") {
@@ -127,20 +249,6 @@ func strictSchema(src []byte, v *value, tuples bool) []byte {
 				ins = append(ins, insert{s.end - 1, `,"items":false`})
 			case items != nil && items.kind == kindArray && !has("additionalItems"):
 				ins = append(ins, insert{s.end - 1, `,"additionalItems":false`})
-			}
-		}
-		for i, k := range s.keys {
-			if s.lastOf(k) != i {
-				continue // a key written again: its last value counts (value.get)
-			}
-			sub := s.vals[i]
-			switch {
-			case slices.Contains(schemaMaps, k) && sub.kind == kindObject:
-				stack = append(stack, sub.vals...)
-			case slices.Contains(schemaLists, k) && sub.kind == kindArray:
-				stack = append(stack, sub.elems...)
-			case slices.Contains(schemaOne, k):
-				stack = append(stack, sub)
 			}
 		}
 	}
@@ -159,17 +267,76 @@ func strictSchema(src []byte, v *value, tuples bool) []byte {
 	return append(buf, src[last:v.end]...)
 }
 
-// CloseObjects returns the JSON Schema schema with every object schema that
-// declares properties (or pattern properties) and says nothing of the
-// others closed to them, by inserting "unevaluatedProperties": false, as
-// XGrammar's strict mode reads schemas and as vLLM's
-// disable_additional_properties asks. unevaluatedProperties rather than
-// additionalProperties keeps allOf branches that declare different
-// properties satisfiable together. A schema that declares no properties,
-// such as {"type": "object"}, keeps accepting any object; arrays are left
-// as they are. The source is read as structural tags are (bounded by
-// lim.SchemaBytes and SchemaNodes; a zero field means its default) and
-// changed only by insertions, so JSON pointers into it stay valid.
+// resolveRef returns the subschema of the document root that ref, a JSON
+// pointer in a URI fragment ("#", "#/$defs/a"), names, or nil where it is
+// not one or names nothing.
+func resolveRef(root *value, ref string) *value {
+	if ref == "#" {
+		return root
+	}
+	rest, ok := strings.CutPrefix(ref, "#/")
+	if !ok || strings.ContainsRune(rest, '%') {
+		return nil
+	}
+	at := root
+	for tok := range strings.SplitSeq(rest, "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch at.kind {
+		case kindObject:
+			at = at.get(tok)
+		case kindArray:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(at.elems) || tok != strconv.Itoa(i) {
+				return nil
+			}
+			at = at.elems[i]
+		default:
+			return nil
+		}
+		if at == nil {
+			return nil
+		}
+	}
+	return at
+}
+
+// hasNestedID reports whether some object below the root of v has an $id
+// of its own: a "#/..." reference inside it would be resolved against it,
+// not the root.
+func hasNestedID(v *value) bool {
+	stack := []*value{v}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch s.kind {
+		case kindObject:
+			if s != v && s.get("$id") != nil {
+				return true
+			}
+			stack = append(stack, s.vals...)
+		case kindArray:
+			stack = append(stack, s.elems...)
+		}
+	}
+	return false
+}
+
+// CloseObjects returns the JSON Schema schema with every object schema at
+// an instance location (the root, a property's, an item's) that declares
+// properties (or pattern properties), itself or in a subschema it applies
+// in place (allOf, anyOf, oneOf, then, else, dependentSchemas, a $ref
+// target), and says nothing of the others closed to them, by inserting
+// "unevaluatedProperties": false, as vLLM's disable_additional_properties
+// asks. unevaluatedProperties rather than additionalProperties, at the
+// instance location rather than in each branch, keeps allOf branches that
+// declare different properties satisfiable together. Nothing below not,
+// if, oneOf or a contains with maxContains is closed: the schema only ever
+// accepts fewer documents (see strictSchema). A schema that declares no
+// properties, such as {"type": "object"}, keeps accepting any object;
+// arrays are left as they are. The source is read as structural tags are
+// (bounded by lim.SchemaBytes and SchemaNodes; a zero field means its
+// default) and changed only by insertions, so JSON pointers into it stay
+// valid.
 func CloseObjects(schema []byte, lim grammar.Limits) ([]byte, error) {
 	v, err := parseJSON(schema, lim.WithDefaults())
 	if err != nil {

@@ -22,7 +22,7 @@ func TestStrictSchemaRepeatedKeys(t *testing.T) {
 		{"tuple last, many keys", `{` + many + `"items":{"type":"integer"},"items":[{"type":"string"}]}`,
 			`{` + many + `"items":{"type":"integer"},"items":[{"type":"string"}],"additionalItems":false}`},
 		{"the last subschemas only", `{"anyOf":[{"properties":{"a":{}}}],"anyOf":[{"properties":{"b":{}}}]}`,
-			`{"anyOf":[{"properties":{"a":{}}}],"anyOf":[{"properties":{"b":{}},"unevaluatedProperties":false}]}`},
+			`{"anyOf":[{"properties":{"a":{}}}],"anyOf":[{"properties":{"b":{}}}],"unevaluatedProperties":false}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
