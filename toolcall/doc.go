@@ -25,7 +25,8 @@
 // A call to a tool the request does not declare is refused at its name,
 // since each call's opening string holds the name. A tool with strict false,
 // or without parameters, takes any JSON object as its arguments; otherwise
-// the arguments must be valid for its parameters schema. The XML argument
+// the arguments must be a JSON object valid for its parameters schema
+// (parameters {}, or without "type", take objects only). The XML argument
 // styles are the exception: an argument element names its key, only
 // declared keys can be written, so there the parameters schema holds even
 // for strict false.

@@ -453,6 +453,9 @@ func checkArguments(tools, all []Tool, style string) error {
 		}
 		i := slices.IndexFunc(all, func(u Tool) bool { return u.Name == t.Name })
 		ptr := fmt.Sprintf("/tools/%d/parameters", i)
+		if typ, ok := t.notObject(); ok && style == "" {
+			return errorf(ptr+"/type", "the arguments of a call are a JSON object, and type %s allows none", typ)
+		}
 		data, err := marshal(arguments(t, style))
 		if err != nil {
 			return errorf(ptr, "must be a JSON Schema object: %v", err)
@@ -466,6 +469,9 @@ func checkArguments(tools, all []Tool, style string) error {
 		if errors.As(err, &ge) {
 			reason = ge.Msg
 			if rest, ok := strings.CutPrefix(ge.Pointer, "/format/json_schema"); ok && (rest == "" || rest[0] == '/') {
+				if style == "" && !t.objectTyped() {
+					rest = strings.TrimPrefix(rest, parametersPlace)
+				}
 				ptr += rest
 			}
 		}
@@ -475,13 +481,60 @@ func checkArguments(tools, all []Tool, style string) error {
 }
 
 // schema is the arguments schema of t: its parameters, or any JSON object
-// when it has none or is explicitly not strict.
-func (t Tool) schema() json.RawMessage {
+// when it has none or is explicitly not strict. The parameters apply to an
+// object whatever they say of the type: clients send {} for a tool without
+// arguments, and MCP tools often leave "type" out, and arguments are an
+// object in every format.
+func (t Tool) schema() any {
 	if t.Parameters == nil || (t.Strict != nil && !*t.Strict) {
 		return json.RawMessage(`{"type":"object"}`)
 	}
-	return t.Parameters
+	if t.objectTyped() {
+		return t.Parameters
+	}
+	return map[string]any{"type": "object", "allOf": []json.RawMessage{t.Parameters}}
 }
+
+// objectTyped reports whether t's parameters say "type": "object" (the
+// last "type", where one is written twice, as the JSON Schema front-end
+// reads it).
+func (t Tool) objectTyped() bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(t.Parameters, &top) != nil {
+		return false
+	}
+	var typ string
+	return json.Unmarshal(top["type"], &typ) == nil && typ == "object"
+}
+
+// notObject returns the "type" of t's parameters where it allows no
+// object: types of JSON Schema, none of them "object".
+func (t Tool) notObject() (string, bool) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(t.Parameters, &top) != nil || top["type"] == nil {
+		return "", false
+	}
+	var list []string
+	var one string
+	if json.Unmarshal(top["type"], &one) == nil {
+		list = []string{one}
+	} else if json.Unmarshal(top["type"], &list) != nil {
+		return "", false // not a type: the compile says so
+	}
+	for _, name := range list {
+		if name == "object" || !slices.Contains(jsonTypes, name) {
+			return "", false // or an unknown one, which the compile names
+		}
+	}
+	return string(top["type"]), true
+}
+
+// jsonTypes are the names of JSON Schema's types.
+var jsonTypes = []string{"null", "boolean", "object", "array", "number", "integer", "string"}
+
+// parametersPlace is where schema puts the parameters of a tool that do
+// not say "type": "object", as a JSON pointer into the arguments schema.
+const parametersPlace = "/allOf/0"
 
 // xmlSchema is the arguments schema of t in the XML argument styles, where
 // each argument is an element that names its key and only declared keys

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/structtag"
+	"github.com/reinlm/rein/pda"
 )
 
 func TestParseTools(t *testing.T) {
@@ -177,11 +178,15 @@ func TestStructuralTagSchemaErrors(t *testing.T) {
 		{"unknown type", Request{Model: Hermes, Tools: []Tool{bogus}}, "/tools/0/parameters/type", `unknown type "bogus"`, false},
 		{"second tool, nested", Request{Model: Qwen3, Tools: []Tool{ok, tool("h", `{"type": "object", "properties": {"a": {"minLength": "x"}}}`)}},
 			"/tools/1/parameters/properties/a/minLength", "non-negative integer", false},
-		{"unsupported keyword", Request{Model: MistralV11, Tools: []Tool{tool("f", `{"type": "array", "items": {"type": "object", "properties": {"a": {}}}, "uniqueItems": true}`)}},
-			"/tools/0/parameters/uniqueItems", "cannot be enforced", true},
+		{"unsupported keyword", Request{Model: MistralV11, Tools: []Tool{tool("f", `{"type": "object", "properties": {"l": {"type": "array", "items": {"type": "object", "properties": {"a": {}}}, "uniqueItems": true}}}`)}},
+			"/tools/0/parameters/properties/l/uniqueItems", "cannot be enforced", true},
+		{"unsupported keyword, no type", Request{Model: Hermes, Tools: []Tool{tool("f", `{"properties": {"l": {"type": "array", "items": {"type": "object", "properties": {"a": {}}}, "uniqueItems": true}}}`)}},
+			"/tools/0/parameters/properties/l/uniqueItems", "cannot be enforced", true},
 		{"xml style needs an object", Request{Model: Qwen3Coder, Tools: []Tool{tool("f", `{"type": "string"}`)}},
 			"/tools/0/parameters", "qwen_xml document must be an object", false},
-		{"json style takes a string", Request{Model: Hermes, Tools: []Tool{tool("f", `{"type": "string"}`)}}, "", "", false},
+		{"arguments are an object", Request{Model: Hermes, Tools: []Tool{tool("f", `{"type": "string"}`)}}, "/tools/0/parameters/type", `are a JSON object, and type "string" allows none`, false},
+		{"arguments are an object, a list", Request{Model: Hermes, Tools: []Tool{tool("f", `{"type": ["string", "null"]}`)}}, "/tools/0/parameters/type", "allows none", false},
+		{"an object among others", Request{Model: Hermes, Tools: []Tool{tool("f", `{"type": ["string", "object"]}`)}}, "", "", false},
 		{"not strict: the schema is not used", Request{Model: Hermes, Tools: []Tool{{Name: "f", Parameters: bogus.Parameters, Strict: &no}}}, "", "", false},
 		{"not strict, xml: the schema holds", Request{Model: GLM47, Tools: []Tool{{Name: "f", Parameters: bogus.Parameters, Strict: &no}}},
 			"/tools/0/parameters/type", `unknown type "bogus"`, false},
@@ -283,7 +288,8 @@ func walk(v any, f func(map[string]any)) {
 }
 
 // TestNonStrictSchema pins Q8: a tool with strict false, or without
-// parameters, takes any JSON object; strict true or absent keeps the schema.
+// parameters, takes any JSON object; strict true or absent keeps the
+// schema, applied to an object where it does not say "type": "object".
 // In the XML styles the parameters hold whatever strict says.
 func TestNonStrictSchema(t *testing.T) {
 	params := json.RawMessage(`{"type":"object","properties":{"x":{"type":"integer"}}}`)
@@ -296,9 +302,49 @@ func TestNonStrictSchema(t *testing.T) {
 		{Tool{Name: "f", Parameters: params, Strict: &no}, `{"type":"object"}`},
 		{Tool{Name: "f", Parameters: params, Strict: &yes}, string(params)},
 		{Tool{Name: "f", Parameters: params}, string(params)},
+		// Parameters that do not say the arguments are an object.
+		{Tool{Name: "f", Parameters: json.RawMessage(`{}`)}, `{"type":"object","allOf":[{}]}`},
+		{Tool{Name: "f", Parameters: json.RawMessage(`{"properties":{"a":{}}}`)}, `{"type":"object","allOf":[{"properties":{"a":{}}}]}`},
+		{Tool{Name: "f", Parameters: json.RawMessage(`{"type":"object","type":"string"}`)}, `{"type":"object","allOf":[{"type":"object","type":"string"}]}`},
 	} {
-		assert.JSONEq(t, tc.want, string(tc.tool.schema()))
+		got, err := json.Marshal(tc.tool.schema())
+		require.NoError(t, err)
+		assert.JSONEq(t, tc.want, string(got))
 	}
 	assert.JSONEq(t, `{"type":"object"}`, string(Tool{Name: "f"}.xmlSchema()))
 	assert.JSONEq(t, string(params), string(Tool{Name: "f", Parameters: params, Strict: &no}.xmlSchema()))
+}
+
+// TestArgumentsAreObjects: a call's arguments are a JSON object whatever
+// the parameters say of the type, in the JSON formats: parameters {}
+// (a tool without arguments, as clients send it) and an MCP tool's
+// schema without "type" take objects only. And strict mode closes the
+// arguments where they are, so allOf branches declaring different
+// properties hold together.
+func TestArgumentsAreObjects(t *testing.T) {
+	for _, tc := range []struct {
+		params         string
+		accept, reject []string
+	}{
+		{`{}`, []string{`{}`, `{"a": 1}`}, []string{`42`, `"x"`, `[1]`, `null`}},
+		{`{"properties": {"a": {"type": "string"}}}`, []string{`{"a": "x"}`, `{}`}, []string{`"x"`, `[1]`, `{"b": 1}`}},
+		{`{"type": "object", "allOf": [{"properties": {"a": {"type": "string"}}}, {"properties": {"b": {"type": "integer"}}}]}`,
+			[]string{`{"a": "x", "b": 1}`, `{"a": "x"}`}, []string{`{"c": 1}`}},
+	} {
+		r := Request{Model: Hermes, Tools: []Tool{{Name: "f", Parameters: json.RawMessage(tc.params)}}}
+		g, err := Grammar(r, structtag.Options{})
+		require.NoError(t, err, tc.params)
+		p, err := pda.Compile(g, grammar.DefaultLimits())
+		require.NoError(t, err)
+		run := func(args string) bool {
+			st := pda.NewState(p)
+			return st.AdvanceBytes([]byte(hermesCall("f", args))) && st.CanEnd()
+		}
+		for _, a := range tc.accept {
+			assert.True(t, run(a), "%s: %s is accepted", tc.params, a)
+		}
+		for _, a := range tc.reject {
+			assert.False(t, run(a), "%s: %s is refused", tc.params, a)
+		}
+	}
 }
