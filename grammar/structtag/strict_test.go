@@ -32,3 +32,24 @@ func TestStrictSchemaRepeatedKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestPrefixSet: the strings a text starts with, shortest first, told
+// apart from others of their length, with the empty string and texts
+// shorter than every string.
+func TestPrefixSet(t *testing.T) {
+	s := newPrefixSet([]string{"<a", "<ab", "", "<b", "<abc", "x"})
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"<abc>", []string{"", "<a", "<ab", "<abc"}},
+		{"<ac", []string{"", "<a"}},
+		{"<b>", []string{"", "<b"}},
+		{"<", []string{""}},
+		{"", []string{""}},
+		{"y", []string{""}},
+	} {
+		assert.Equal(t, tc.want, s.prefixesOf(tc.text, nil), tc.text)
+	}
+	assert.Empty(t, newPrefixSet([]string{"ab"}).prefixesOf("a", nil))
+}

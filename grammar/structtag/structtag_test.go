@@ -307,6 +307,7 @@ func TestErrors(t *testing.T) {
 		{name: "dispatch pattern not a string", request: schemaTag(`{"type":"dispatch","rules":[[1,{"value":""}]]}`), pointer: "/format/rules/0/0", msg: "pattern"},
 		{name: "token_triggered_tags begin string", request: schemaTag(`{"type":"token_triggered_tags","trigger_tokens":[1],"tags":[{"begin":"a","content":{"value":""},"end":"b"}]}`), pointer: "/format/tags/0/begin", msg: "begin with a token"},
 		{name: "token_triggered_tags no trigger", request: schemaTag(`{"type":"token_triggered_tags","trigger_tokens":[1],"tags":[{"begin":{"token":2},"content":{"value":""},"end":"b"}]}`), pointer: "/format/tags/0/begin", msg: "not one of the trigger tokens"},
+		{name: "token_triggered_tags trigger twice", request: schemaTag(`{"type":"token_triggered_tags","trigger_tokens":[2,1,2],"tags":[{"begin":{"token":2},"content":{"value":""},"end":"b"}]}`), pointer: "/format/tags/0/begin", msg: "several times"},
 		{name: "token id against text without vocabulary", request: schemaTag(`{"type":"token_triggered_tags","trigger_tokens":[1],"tags":[{"begin":{"token":"<|t|>"},"content":{"value":""},"end":"b"}]}`), pointer: "/format/tags/0/begin", msg: "TokenID"},
 		{name: "token of the wrong kind", request: schemaTag(`{"type":"exclude_token","exclude_tokens":[true]}`), pointer: "/format/exclude_tokens/0", msg: "token"},
 		{name: "repeat max below -1", request: schemaTag(`{"type":"repeat","min":0,"max":-2,"content":{"value":"a"}}`), pointer: "/format/max", msg: "-1"},

@@ -1,7 +1,8 @@
 package structtag
 
 import (
-	"strings"
+	"hash/maphash"
+	"slices"
 
 	"github.com/reinlm/rein/grammar"
 )
@@ -161,17 +162,14 @@ func (c *compiler) triggeredTags(v *value, ptr string, depth int, e ends) (*gram
 	if err != nil {
 		return nil, shape{}, err
 	}
+	starts := newPrefixSet(triggers)
+	var hit []string
 	for i, t := range tags {
 		p := pointerTo(pointerAt(pointerTo(ptr, "tags"), i), "begin")
 		if t.begin.tok != nil {
 			return nil, shape{}, errorf(p, "a tag of triggered_tags must begin with a string, not a token")
 		}
-		var hit []string
-		for _, tr := range triggers {
-			if strings.HasPrefix(t.begin.strs[0], tr) {
-				hit = append(hit, tr)
-			}
-		}
+		hit = starts.prefixesOf(t.begin.strs[0], hit[:0])
 		switch {
 		case len(hit) == 0:
 			return nil, shape{}, errorf(p, "the tag's begin %q does not start with any trigger", t.begin.strs[0])
@@ -284,4 +282,48 @@ func (c *compiler) dispatch(v *value, ptr string, depth int, e ends) (*grammar.E
 	alt := c.newRule("dispatch_rules", grammar.Or(alts...))
 	sh := shape{unlimited: true, excludes: len(excludes) > 0}
 	return freeText(union(patterns, excludes, e.strs), alt, false, loop), sh, nil
+}
+
+// prefixSet finds which of some strings a text starts with, in one pass
+// over the text: each prefix whose length is one of theirs is looked up by
+// its hash, so that many tags and many triggers cost their bytes, not
+// their product. The hash is seeded at random, so no request can make
+// prefixes collide on purpose.
+type prefixSet struct {
+	seed maphash.Seed
+	lens []int            // the strings' lengths, ascending, each once
+	at   map[uint64][]int // the strings by their hash
+	strs []string
+}
+
+func newPrefixSet(strs []string) *prefixSet {
+	s := &prefixSet{seed: maphash.MakeSeed(), at: make(map[uint64][]int, len(strs)), strs: strs}
+	for i, x := range strs {
+		h := maphash.String(s.seed, x)
+		s.at[h] = append(s.at[h], i)
+		s.lens = append(s.lens, len(x))
+	}
+	slices.Sort(s.lens)
+	s.lens = slices.Compact(s.lens)
+	return s
+}
+
+// prefixesOf appends to out the strings text starts with, shortest first.
+func (s *prefixSet) prefixesOf(text string, out []string) []string {
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	done := 0 // the bytes of text written to h
+	for _, n := range s.lens {
+		if n > len(text) {
+			break
+		}
+		h.WriteString(text[done:n])
+		done = n
+		for _, i := range s.at[h.Sum64()] {
+			if s.strs[i] == text[:n] {
+				out = append(out, s.strs[i])
+			}
+		}
+	}
+	return out
 }

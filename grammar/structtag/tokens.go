@@ -147,21 +147,32 @@ func (c *compiler) tokenTriggeredTags(v *value, ptr string, depth int, e ends) (
 	if err != nil {
 		return nil, shape{}, err
 	}
+	// The triggers by token, counted, and one of each kind (by name, by
+	// id): a begin of the other kind cannot be told from it without a
+	// vocabulary.
+	count := make(map[tokenRef]int, len(triggers))
+	var named, byID *tokenRef
+	for i, tr := range triggers {
+		count[tr]++
+		if tr.name != "" && named == nil {
+			named = &triggers[i]
+		} else if tr.name == "" && byID == nil {
+			byID = &triggers[i]
+		}
+	}
 	for i, t := range tags {
 		p := pointerTo(pointerAt(pointerTo(ptr, "tags"), i), "begin")
 		if t.begin.tok == nil {
 			return nil, shape{}, errorf(p, "a tag of token_triggered_tags must begin with a token, not a string")
 		}
-		hits := 0
-		for _, tr := range triggers {
-			same, err := sameToken(*t.begin.tok, tr, p)
-			if err != nil {
-				return nil, shape{}, err
-			}
-			if same {
-				hits++
+		for _, other := range []*tokenRef{named, byID} {
+			if other != nil {
+				if _, err := sameToken(*t.begin.tok, *other, p); err != nil {
+					return nil, shape{}, err
+				}
 			}
 		}
+		hits := count[*t.begin.tok]
 		switch {
 		case hits == 0:
 			return nil, shape{}, errorf(p, "the tag's begin token %v is not one of the trigger tokens", *t.begin.tok)
