@@ -48,7 +48,7 @@ const defaultWhitespace = `[ \t\n\r]*`
 // Errors are *grammar.Error values with Source "structtag" and the JSON
 // pointer of the offending value (or, for JSON that does not parse, its
 // line and column). They wrap grammar.ErrUnsupported for what rein cannot
-// enforce (any_text.max_tokens, for one) and grammar.ErrLimit when a bound
+// enforce (any_text.max_chars, for one) and grammar.ErrLimit when a bound
 // of opts.Limits is crossed; errors of the embedded JSON Schema, GBNF and
 // regex front-ends are wrapped with the pointer of their format.
 func Compile(data []byte, opts Options) (*grammar.Grammar, error) {

@@ -93,7 +93,13 @@
 //   - Free text may end with part of a trigger that the trigger itself
 //     completes ("ab" then the trigger "aba"); XGrammar fires at the first
 //     complete trigger. Only a trigger with a border (a proper prefix that
-//     is also its suffix, "a" in "aba") tells the two apart.
+//     is also its suffix, "a" in "aba") tells the two apart. Likewise, with
+//     several triggers, free text may end with part of one trigger that
+//     another's tag completes: with triggers "ab" and "bc", "abcY..." is
+//     the text "a" and a tag that begins "bc", though "ab" came first; and
+//     an exclude string may straddle the text's end ("q<" before the
+//     trigger "<t>"). The built-in tool-call formats (package toolcall)
+//     have no trigger or control string that ends with the start of a tag.
 //
 // # Errors and limits
 //
