@@ -64,15 +64,33 @@ const (
 	ChoiceFunction
 )
 
+// String names the mode as tool_choice spells it ("function" for a named
+// function).
+func (m ChoiceMode) String() string {
+	switch m {
+	case ChoiceAuto:
+		return "auto"
+	case ChoiceNone:
+		return "none"
+	case ChoiceRequired:
+		return "required"
+	case ChoiceFunction:
+		return "function"
+	}
+	return fmt.Sprintf("ChoiceMode(%d)", int(m))
+}
+
 // ToolChoice is an OpenAI "tool_choice".
 type ToolChoice struct {
 	// Mode is auto (the zero value), none, required or a named function.
 	// With Allowed set it is auto or required.
 	Mode ChoiceMode
-	// Function is the one tool to call when Mode is ChoiceFunction.
+	// Function is the one tool to call when Mode is ChoiceFunction, and
+	// must be empty otherwise.
 	Function string
 	// Allowed, when not nil, restricts the tools to these names
-	// ("allowed_tools"); every name must be one of the request's tools.
+	// ("allowed_tools"); every name must be one of the request's tools. It
+	// must be nil unless Mode is auto or required.
 	Allowed []string
 }
 
@@ -401,6 +419,15 @@ func choose(r Request) (plan, error) {
 			}
 		}
 		return nil
+	}
+	// A field the mode does not read is an error, not ignored: a choice of
+	// Function with the mode left at auto would otherwise allow text and
+	// every tool.
+	switch {
+	case c.Function != "" && c.Mode != ChoiceFunction:
+		return plan{}, errorf("/tool_choice/function/name", "names a function, but the mode is %s, not a named function", c.Mode)
+	case c.Allowed != nil && c.Mode != ChoiceAuto && c.Mode != ChoiceRequired:
+		return plan{}, errorf("/tool_choice/allowed_tools", "restricts the tools, but the mode is %s, not auto or required", c.Mode)
 	}
 	switch c.Mode {
 	case ChoiceNone:

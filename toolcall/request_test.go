@@ -145,6 +145,15 @@ func TestStructuralTagErrors(t *testing.T) {
 		{"required without tools", Request{Model: Hermes, ToolChoice: ToolChoice{Mode: ChoiceRequired}},
 			"/tool_choice", "no tools"},
 		{"bad mode", Request{Model: Hermes, Tools: []Tool{f}, ToolChoice: ToolChoice{Mode: 9}}, "/tool_choice", "unknown mode"},
+		// A field the mode does not read.
+		{"function under auto", Request{Model: Hermes, Tools: []Tool{f}, ToolChoice: ToolChoice{Function: "f"}},
+			"/tool_choice/function/name", "the mode is auto"},
+		{"function under required", Request{Model: Hermes, Tools: []Tool{f}, ToolChoice: ToolChoice{Mode: ChoiceRequired, Function: "f"}},
+			"/tool_choice/function/name", "the mode is required"},
+		{"allowed under none", Request{Model: Hermes, Tools: []Tool{f}, ToolChoice: ToolChoice{Mode: ChoiceNone, Allowed: []string{"f"}}},
+			"/tool_choice/allowed_tools", "the mode is none"},
+		{"allowed under a function", Request{Model: Hermes, Tools: []Tool{f}, ToolChoice: ToolChoice{Mode: ChoiceFunction, Function: "f", Allowed: []string{"f"}}},
+			"/tool_choice/allowed_tools", "the mode is function"},
 		{"reasoning without a thinking format", Request{Model: Hermes, Reasoning: true}, "/reasoning", "Hermes has no thinking format"},
 		{"too many tools", Request{Model: Hermes, Tools: make([]Tool, MaxTools+1)}, "/tools", "more than"},
 	} {
