@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -137,6 +138,52 @@ func (e *Error) Unwrap() []error {
 	return []error{ErrInvalid, e.Err}
 }
 
+// decodeErr describes err, from decoding data at pointer ptr: JSON that
+// does not parse by its line and column in data, a value of the wrong kind
+// by the pointer of the field that holds it and the kind it must be, and
+// data of the wrong kind as a whole by what (what it must be).
+func decodeErr(data []byte, ptr, what string, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		line, col := lineCol(data, int(se.Offset)-1) // the byte it read last
+		return errorf(ptr, "JSON that does not parse, at line %d, column %d: %v", line, col, se)
+	case errors.As(err, &te) && te.Field == "":
+		return errorf(ptr, "%s, not %s", what, te.Value)
+	case errors.As(err, &te):
+		return errorf(ptr+"/"+strings.ReplaceAll(te.Field, ".", "/"), "must be %s, not %s", kindName(te.Type), te.Value)
+	}
+	return errorf(ptr, "%s: %v", what, err)
+}
+
+// lineCol is the line and column (from 1, in bytes) of the byte at offset
+// in data (or just past its end).
+func lineCol(data []byte, offset int) (int, int) {
+	offset = min(max(offset, 0), len(data))
+	before := data[:offset]
+	line := 1 + bytes.Count(before, []byte("\n"))
+	return line, offset - bytes.LastIndexByte(before, '\n')
+}
+
+// kindName is the JSON kind of values a Go type holds.
+func kindName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "a number"
+}
+
 func errorf(pointer, format string, args ...any) error {
 	return &Error{Pointer: pointer, Reason: fmt.Sprintf(format, args...)}
 }
@@ -151,7 +198,7 @@ func ParseTools(data []byte) ([]Tool, error) {
 	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, errorf("", "tools must be a JSON array: %v", err)
+		return nil, decodeErr(data, "", "tools must be a JSON array", err)
 	}
 	if len(raw) > MaxTools {
 		return nil, errorf("", "%d tools, more than %d", len(raw), MaxTools)
@@ -178,21 +225,22 @@ func parseTool(data []byte, ptr string) (Tool, error) {
 	var top struct {
 		Type     *string         `json:"type"`
 		Function json.RawMessage `json:"function"`
-		functionJSON
 	}
 	if err := json.Unmarshal(data, &top); err != nil {
-		return Tool{}, errorf(ptr, "a tool must be an object with a string type: %v", err)
+		return Tool{}, decodeErr(data, ptr, "a tool must be an object", err)
 	}
 	if top.Type == nil || *top.Type != "function" {
 		return Tool{}, errorf(ptr+"/type", `only "function" tools are supported`)
 	}
-	f := top.functionJSON
+	// The function's fields, in "function" or, in the Responses API's
+	// flat form, beside "type".
+	var f functionJSON
+	what := "a tool must be an object"
 	if top.Function != nil {
-		ptr += "/function"
-		f = functionJSON{}
-		if err := json.Unmarshal(top.Function, &f); err != nil {
-			return Tool{}, errorf(ptr, "function must be an object: %v", err)
-		}
+		data, ptr, what = top.Function, ptr+"/function", "function must be an object"
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return Tool{}, decodeErr(data, ptr, what, err)
 	}
 	if f.Name == nil {
 		return Tool{}, errorf(ptr+"/name", "missing")
@@ -220,7 +268,7 @@ func (t *Tool) check(ptr string) error {
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(t.Parameters, &obj); err != nil {
-		return errorf(ptr+"/parameters", "must be a JSON Schema object: %v", err)
+		return decodeErr(t.Parameters, ptr+"/parameters", "must be a JSON Schema object", err)
 	}
 	return nil
 }
@@ -262,7 +310,7 @@ func ParseToolChoice(data []byte) (ToolChoice, error) {
 	if data[0] == '"' {
 		var s string
 		if err := json.Unmarshal(data, &s); err != nil {
-			return ToolChoice{}, errorf("", "tool_choice: %v", err)
+			return ToolChoice{}, decodeErr(data, "", "tool_choice must be a string or an object", err)
 		}
 		switch s {
 		case "auto":
@@ -279,7 +327,7 @@ func ParseToolChoice(data []byte) (ToolChoice, error) {
 		AllowedTools json.RawMessage `json:"allowed_tools"`
 	}
 	if err := json.Unmarshal(data, &obj); err != nil {
-		return ToolChoice{}, errorf("", "tool_choice must be a string or an object: %v", err)
+		return ToolChoice{}, decodeErr(data, "", "tool_choice must be a string or an object", err)
 	}
 	if obj.Type == nil {
 		return ToolChoice{}, errorf("/type", "missing")
@@ -307,7 +355,7 @@ func parseAllowed(data json.RawMessage) (ToolChoice, error) {
 		Tools []json.RawMessage `json:"tools"`
 	}
 	if err := json.Unmarshal(data, &a); err != nil {
-		return ToolChoice{}, errorf(ptr, "must be an object with mode and tools: %v", err)
+		return ToolChoice{}, decodeErr(data, ptr, "must be an object with mode and tools", err)
 	}
 	c := ToolChoice{Allowed: []string{}}
 	switch {
@@ -345,7 +393,7 @@ func parseToolRef(data []byte, ptr string) (string, error) {
 		} `json:"function"`
 	}
 	if err := json.Unmarshal(data, &ref); err != nil {
-		return "", errorf(ptr, "a tool reference must be an object: %v", err)
+		return "", decodeErr(data, ptr, "a tool reference must be an object", err)
 	}
 	if ref.Type == nil || *ref.Type != "function" {
 		return "", errorf(ptr+"/type", `must be "function"`)

@@ -51,7 +51,12 @@ func TestParseToolsErrors(t *testing.T) {
 		{`[{"type": "function", "function": {"name": "` + strings.Repeat("a", 65) + `"}}]`, "/0/function/name", "more than 64"},
 		{`[{"type": "function", "function": {"name": "f"}}, {"type": "function", "function": {"name": "g", "parameters": [1]}}]`,
 			"/1/function/parameters", "JSON Schema object"},
-		{`[{"type": "function", "function": {"name": "f", "strict": "yes"}}]`, "/0/function", "object"},
+		{`[{"type": "function", "function": {"name": "f", "strict": "yes"}}]`, "/0/function/strict", "must be true or false, not string"},
+		{`[{"type": "function", "function": {"name": 5}}]`, "/0/function/name", "must be a string, not number"},
+		{`[{"type": "function", "name": "f", "description": 7}]`, "/0/description", "must be a string, not number"},
+		{`[{"type": 1}]`, "/0/type", "must be a string, not number"},
+		{`[{"type": "function", "function": {"name": "f"}},` + "\n" + `]`, "", "line 2, column 1"},
+		{`[{"type": "function", "function": {"name": "f", "parameters": {"a": }}}]`, "", "line 1, column 69"},
 	} {
 		_, err := ParseTools([]byte(tc.in))
 		var e *Error
@@ -99,6 +104,9 @@ func TestParseToolChoiceErrors(t *testing.T) {
 	}{
 		{`"always"`, "", "want"},
 		{`3`, "", "string or an object"},
+		{`{"type": 3}`, "/type", "must be a string, not number"},
+		{`{"type": "allowed_tools", "allowed_tools": {"mode": 1, "tools": []}}`, "/allowed_tools/mode", "must be a string, not number"},
+		{"{\n \"type\": }", "", "line 2, column 10"},
 		{`{}`, "/type", "missing"},
 		{`{"type": "tool"}`, "/type", "want"},
 		{`{"type": "function"}`, "/name", "missing"},
