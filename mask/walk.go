@@ -62,8 +62,9 @@ type walkDFA struct {
 	from           []int32  // scratch for safe
 	stamps         []uint32 // safe's closure, as a set (see markState)
 	stamp          uint32
-	pair           []int16     // scratch for byteClasses, -1 when unused
-	weights        *[256]int32 // per byte, the vocabulary's tokens with it (safe's cuts); nil: cut by counting bytes
+	pair           []int16    // scratch for byteClasses, -1 when unused
+	weights        [256]int32 // per byte, the vocabulary's tokens with it (safe's cuts), a copy: a kept walk holds no vocabulary
+	weighted       bool       // weights is set; else safe cuts by counting bytes
 	paired         []uint16
 
 	acc          []uint32 // accepted tokens, as a bitmask row
@@ -835,7 +836,7 @@ rounds:
 				} else {
 					chars = 0
 				}
-			case a.weights != nil:
+			case a.weighted:
 				// The cut that leaves the fewest tokens to walk: the
 				// refused bytes, the way in, or the way into a state on
 				// the path to it. Every unanchored pattern of keys

@@ -65,7 +65,7 @@ const maxWideWalk = 8
 // one walk for them all costs less than two middling ones.
 func (a *walkDFA) classifyWide(v *vocabIndex, n int32, stride int, cheap bool) (*nodeIndex, bool) {
 	a.work = 0 // a kept walk holds its last classification's
-	a.weights = &v.perTrie.weight
+	a.weights, a.weighted = v.perTrie.weight, true
 	if !startsWide(v, &a.first) {
 		return nil, false
 	}
