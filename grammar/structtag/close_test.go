@@ -82,6 +82,29 @@ func TestStrictNeverWidens(t *testing.T) {
 			[]string{`[1]`, `[]`}, []string{`[1,2]`}},
 		{"a tuple below not", `{"type":"array","not":{"prefixItems":[{"type":"integer"}]}}`,
 			[]string{}, []string{`[1,"x"]`, `[1]`}},
+		// References that strict mode cannot resolve as jsonschema does
+		// leave the schema as written: a draft-4 id or an $id below the
+		// root moves the base, and an anchor, the root's $id, a
+		// $dynamicRef, a percent-encoded pointer or an index written
+		// "00" name targets whose not would go unseen.
+		{"a draft-4 id below the root", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"a":{"id":"http://ex.com/a.json","type":"object","properties":{"q":{"type":"object","properties":{"k":{"type":"integer"}},"required":["k"]},"r":{"not":{"$ref":"#/properties/q"}}}},"q":{"type":"object"}}}`,
+			[]string{`{"a":{"r":{"z":2}}}`}, []string{`{"a":{"r":{"k":1,"z":2}}}`, `{"a":{"r":{"k":1}}}`}},
+		{"an $id below the root", `{"type":"object","properties":{"a":{"$id":"http://ex.com/a.json","type":"object","properties":{"q":{"type":"object","properties":{"k":{"type":"integer"}},"required":["k"]},"r":{"not":{"$ref":"#/properties/q"}}}},"q":{"type":"object"}}}`,
+			nil, []string{`{"a":{"r":{"k":1,"z":2}}}`}},
+		{"an anchor", `{"$defs":{"T":{"$anchor":"T","not":{"$ref":"#/properties/q"}}},"type":"object","properties":{"q":{"type":"object","properties":{"k":{"type":"integer"}},"required":["k"]},"r":{"$ref":"#T"}}}`,
+			[]string{`{"r":{"z":2}}`}, []string{`{"r":{"k":1,"z":2}}`}},
+		{"the root's $id", `{"$id":"http://ex.com/s","$defs":{"T":{"not":{"$ref":"#/properties/q"}}},"type":"object","properties":{"q":{"type":"object","properties":{"k":{"type":"integer"}},"required":["k"]},"r":{"$ref":"http://ex.com/s#/$defs/T"}}}`,
+			nil, []string{`{"r":{"k":1,"z":2}}`}},
+		{"a $dynamicRef", `{"$defs":{"T":{"not":{"$ref":"#/properties/q"}}},"type":"object","properties":{"q":{"type":"object","properties":{"k":{"type":"integer"}},"required":["k"]},"r":{"$dynamicRef":"#/$defs/T"}}}`,
+			nil, []string{`{"r":{"k":1,"z":2}}`}},
+		{"a percent-encoded pointer", `{"$defs":{"T":{"not":{"$ref":"#/properties/q"}}},"type":"object","properties":{"q":{"type":"object","properties":{"k":{"type":"integer"}},"required":["k"]},"r":{"$ref":"#/%24defs/T"}}}`,
+			nil, []string{`{"r":{"k":1,"z":2}}`}},
+		// A reference into a value that is not a schema (a const, a map of
+		// properties) is not followed, and nothing is inserted there.
+		{"into a const", `{"type":"object","properties":{"c":{"const":{"properties":{"x":{"properties":{"k":{}}}}}},"d":{"$ref":"#/properties/c/const"}}}`,
+			[]string{`{"c":{"properties":{"x":{"properties":{"k":{}}}}}}`}, []string{`{"c":{"properties":{"x":{"properties":{"k":{}},"unevaluatedProperties":false}}}}`}},
+		{"into a map of properties", `{"type":"object","properties":{"n":{"not":{"type":"object","properties":{"properties":{"properties":{"properties":{}}}}}},"r":{"$ref":"#/properties/n/not/properties"}}}`,
+			nil, []string{`{"n":{"properties":{"unevaluatedProperties":1}}}`}},
 	}
 	// Closed where its instance is, a oneOf of branches that no required
 	// property tells apart accepts nothing: the branch that matches alone
@@ -99,6 +122,14 @@ func TestStrictNeverWidens(t *testing.T) {
 			}
 			for _, doc := range tt.reject {
 				assert.False(t, accepts(doc), "%s is refused", doc)
+			}
+			// Every document the schema refuses is refused.
+			for _, doc := range append(tt.accept, tt.reject...) {
+				valid, err := jsonschema.Validate([]byte(tt.schema), []byte(doc), jsonschema.Options{})
+				require.NoError(t, err)
+				if !valid {
+					assert.False(t, accepts(doc), "%s is invalid", doc)
+				}
 			}
 		})
 	}

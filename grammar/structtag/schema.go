@@ -2,6 +2,7 @@ package structtag
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,10 +128,12 @@ const (
 // would each refuse the other's; unevaluatedProperties at their instance
 // location sees them all), and none below not, if, oneOf or a contains
 // with maxContains, where a subschema that matches less lets more
-// documents through. A $ref is followed where it is a JSON pointer into
-// the document (and no subschema has an $id of its own); where one that is
-// not sits below such a keyword, its target is unknown and nothing is
-// closed.
+// documents through. A $ref is followed to the subschema it names by a
+// JSON pointer or an $anchor, in a document whose subschemas have no $id
+// (nor draft 4's id) of their own; any other reference ($dynamicRef,
+// another document, a value not in schema position) leaves the whole
+// schema as written, since its target could be closed elsewhere and what
+// it applies below not or oneOf would go unseen.
 //
 // The text is changed only by insertions, so JSON pointers into it stay
 // valid. The walk is iterative and visits each subschema at most once per
@@ -143,7 +146,7 @@ func strictSchema(src []byte, v *value, tuples bool) []byte {
 	places := map[*value]place{}
 	inPlaceParents := map[*value][]*value{} // subschemas applied in place, to the schemas applying them
 	var declaring []*value                  // schemas that declare properties
-	refs := !hasNestedID(v)
+	idx := indexSchemas(v)
 	stack := []visit{{v, placeInstance}}
 	for len(stack) > 0 {
 		x := stack[len(stack)-1]
@@ -184,14 +187,14 @@ func strictSchema(src []byte, v *value, tuples bool) []byte {
 				how = placeUnsure
 			case k == "$ref" || k == "$dynamicRef" || k == "$recursiveRef":
 				target := (*value)(nil)
-				if refs && k == "$ref" && sub.kind == kindString {
-					target = resolveRef(v, sub.text)
+				if k == "$ref" && sub.kind == kindString {
+					target = idx.resolve(sub.text)
 				}
 				if target == nil {
-					if x.at == placeUnsure {
-						return src[v.start:v.end] // its target, unknown, may be closed elsewhere
-					}
-					continue
+					// Its target, unknown, may be closed elsewhere, and its
+					// own not or oneOf go unseen: strict mode leaves the
+					// schema as written.
+					return src[v.start:v.end]
 				}
 				push(target, placeInPlace, true)
 				continue
@@ -267,19 +270,109 @@ func strictSchema(src []byte, v *value, tuples bool) []byte {
 	return append(buf, src[last:v.end]...)
 }
 
-// resolveRef returns the subschema of the document root that ref, a JSON
-// pointer in a URI fragment ("#", "#/$defs/a"), names, or nil where it is
-// not one or names nothing.
-func resolveRef(root *value, ref string) *value {
-	if ref == "#" {
-		return root
+// schemaIndex is what strictSchema resolves references with: the values
+// of a document in schema position (the root, and the subschemas of the
+// keywords that hold them, $defs and definitions included), the $anchor
+// names, and the root's $id.
+type schemaIndex struct {
+	root    *value
+	schemas map[*value]bool
+	anchors map[string]*value
+	id      string
+	nested  bool // a subschema has an $id (or draft 4's id) of its own
+}
+
+// indexSchemas indexes the schema document v, iteratively.
+func indexSchemas(v *value) *schemaIndex {
+	x := &schemaIndex{root: v, schemas: map[*value]bool{}, anchors: map[string]*value{}}
+	x.id = idOf(v)
+	stack := []*value{v}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if s.kind != kindObject || x.schemas[s] {
+			continue
+		}
+		x.schemas[s] = true
+		if s != v && idOf(s) != "" {
+			x.nested = true
+		}
+		if a := s.get("$anchor"); a != nil && a.kind == kindString {
+			x.anchors[a.text] = s
+		}
+		for i, k := range s.keys {
+			if s.lastOf(k) != i {
+				continue
+			}
+			sub := s.vals[i]
+			switch {
+			case slices.Contains(schemaMaps, k) || k == "$defs" || k == "definitions":
+				if sub.kind == kindObject {
+					stack = append(stack, sub.vals...)
+				}
+			case slices.Contains(atInstance, k) || slices.Contains(inPlace, k) || slices.Contains(unsure, k):
+				if sub.kind == kindArray && (k == "allOf" || k == "anyOf" || k == "oneOf" || k == "prefixItems" || k == "items") {
+					stack = append(stack, sub.elems...)
+				} else {
+					stack = append(stack, sub)
+				}
+			}
+		}
 	}
-	rest, ok := strings.CutPrefix(ref, "#/")
-	if !ok || strings.ContainsRune(rest, '%') {
+	return x
+}
+
+// idOf is the $id of schema s (or draft 4's id), or "".
+func idOf(s *value) string {
+	for _, k := range []string{"$id", "id"} {
+		if id := s.get(k); id != nil && id.kind == kindString {
+			return id.text
+		}
+	}
+	return ""
+}
+
+// resolve returns the subschema that ref names, or nil where strictSchema
+// cannot tell which: a reference to another document, into one with an $id
+// of its own, or to a value that is not in schema position (a const, a map
+// of properties). It reads a JSON pointer in the fragment ("#",
+// "#/$defs/a", percent-encoded or not) and an $anchor name, against the
+// root or its $id.
+func (x *schemaIndex) resolve(ref string) *value {
+	if x.nested {
 		return nil
 	}
+	if x.id != "" {
+		ref = strings.TrimPrefix(ref, strings.TrimSuffix(x.id, "#"))
+	}
+	frag, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return nil
+	}
+	frag, err := url.PathUnescape(frag)
+	if err != nil {
+		return nil
+	}
+	var at *value
+	switch {
+	case frag == "":
+		at = x.root
+	case !strings.HasPrefix(frag, "/"):
+		at = x.anchors[frag]
+	default:
+		at = pointerIn(x.root, frag[1:])
+	}
+	if !x.schemas[at] {
+		return nil
+	}
+	return at
+}
+
+// pointerIn returns the value the JSON pointer ptr (without its leading
+// slash) names in root, or nil.
+func pointerIn(root *value, ptr string) *value {
 	at := root
-	for tok := range strings.SplitSeq(rest, "/") {
+	for tok := range strings.SplitSeq(ptr, "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch at.kind {
 		case kindObject:
@@ -298,27 +391,6 @@ func resolveRef(root *value, ref string) *value {
 		}
 	}
 	return at
-}
-
-// hasNestedID reports whether some object below the root of v has an $id
-// of its own: a "#/..." reference inside it would be resolved against it,
-// not the root.
-func hasNestedID(v *value) bool {
-	stack := []*value{v}
-	for len(stack) > 0 {
-		s := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		switch s.kind {
-		case kindObject:
-			if s != v && s.get("$id") != nil {
-				return true
-			}
-			stack = append(stack, s.vals...)
-		case kindArray:
-			stack = append(stack, s.elems...)
-		}
-	}
-	return false
 }
 
 // CloseObjects returns the JSON Schema schema with every object schema at
