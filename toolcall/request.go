@@ -544,9 +544,6 @@ func checkArguments(tools, all []Tool, style string) error {
 		if errors.As(err, &ge) {
 			reason = ge.Msg
 			if rest, ok := strings.CutPrefix(ge.Pointer, "/format/json_schema"); ok && (rest == "" || rest[0] == '/') {
-				if style == "" && !t.objectTyped() {
-					rest = strings.TrimPrefix(rest, parametersPlace)
-				}
 				ptr += rest
 			}
 		}
@@ -564,10 +561,48 @@ func (t Tool) schema() any {
 	if t.Parameters == nil || (t.Strict != nil && !*t.Strict) {
 		return json.RawMessage(`{"type":"object"}`)
 	}
-	if t.objectTyped() {
-		return t.Parameters
+	if t.objectTyped() || !t.mayBeObject() {
+		return t.Parameters // or not a type the compile reads: it says so
 	}
-	return map[string]any{"type": "object", "allOf": []json.RawMessage{t.Parameters}}
+	return asObject(t.Parameters)
+}
+
+// mayBeObject reports whether t's parameters say no type, or a list of
+// JSON Schema's types that holds "object".
+func (t Tool) mayBeObject() bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(t.Parameters, &top) != nil {
+		return false
+	}
+	if top["type"] == nil {
+		return true
+	}
+	var list []string
+	if json.Unmarshal(top["type"], &list) != nil {
+		return false
+	}
+	for _, name := range list {
+		if !slices.Contains(jsonTypes, name) {
+			return false
+		}
+	}
+	return slices.Contains(list, "object")
+}
+
+// asObject returns the parameters p, a JSON object, with "type": "object"
+// as their last member: where p has a type of its own (a list that holds
+// "object"), the last one counts, as the JSON Schema front-end reads a
+// repeated key. The schema stays the document's root, so its references
+// ("#/$defs/...") and error pointers hold; a reference to the root itself
+// ("#") now takes objects only.
+func asObject(p json.RawMessage) json.RawMessage {
+	b := bytes.TrimSpace(p)
+	out := make([]byte, 0, len(b)+16)
+	out = append(out, b[:len(b)-1]...) // b is an object (Tool.check): without its "}"
+	if len(bytes.TrimSpace(b[1:len(b)-1])) > 0 {
+		out = append(out, ',')
+	}
+	return append(out, `"type":"object"}`...)
 }
 
 // objectTyped reports whether t's parameters say "type": "object" (the
@@ -606,10 +641,6 @@ func (t Tool) notObject() (string, bool) {
 
 // jsonTypes are the names of JSON Schema's types.
 var jsonTypes = []string{"null", "boolean", "object", "array", "number", "integer", "string"}
-
-// parametersPlace is where schema puts the parameters of a tool that do
-// not say "type": "object", as a JSON pointer into the arguments schema.
-const parametersPlace = "/allOf/0"
 
 // xmlSchema is the arguments schema of t in the XML argument styles, where
 // each argument is an element that names its key and only declared keys

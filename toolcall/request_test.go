@@ -320,13 +320,22 @@ func TestNonStrictSchema(t *testing.T) {
 		{Tool{Name: "f", Parameters: params, Strict: &yes}, string(params)},
 		{Tool{Name: "f", Parameters: params}, string(params)},
 		// Parameters that do not say the arguments are an object.
-		{Tool{Name: "f", Parameters: json.RawMessage(`{}`)}, `{"type":"object","allOf":[{}]}`},
-		{Tool{Name: "f", Parameters: json.RawMessage(`{"properties":{"a":{}}}`)}, `{"type":"object","allOf":[{"properties":{"a":{}}}]}`},
-		{Tool{Name: "f", Parameters: json.RawMessage(`{"type":"object","type":"string"}`)}, `{"type":"object","allOf":[{"type":"object","type":"string"}]}`},
+		{Tool{Name: "f", Parameters: json.RawMessage(`{}`)}, `{"type":"object"}`},
+		{Tool{Name: "f", Parameters: json.RawMessage(` { } `)}, `{"type":"object"}`},
+		{Tool{Name: "f", Parameters: json.RawMessage(`{"properties":{"a":{}}}`)}, `{"properties":{"a":{}},"type":"object"}`},
 	} {
 		got, err := json.Marshal(tc.tool.schema())
 		require.NoError(t, err)
 		assert.JSONEq(t, tc.want, string(got))
+	}
+	// A repeated "type" keeps its last value, as the JSON Schema front-end
+	// reads it (JSONEq would decode it away).
+	for params, want := range map[string]string{
+		`{"type":["object","null"]} `:                 `{"type":["object","null"],"type":"object"}`,
+		`{"type":"string","type":["null","object"] }`: `{"type":"string","type":["null","object"] ,"type":"object"}`,
+		`{"type":"bogus"}`:                            `{"type":"bogus"}`, // the compile names it
+	} {
+		assert.Equal(t, want, string(Tool{Name: "f", Parameters: json.RawMessage(params)}.schema().(json.RawMessage)))
 	}
 	assert.JSONEq(t, `{"type":"object"}`, string(Tool{Name: "f"}.xmlSchema()))
 	assert.JSONEq(t, string(params), string(Tool{Name: "f", Parameters: params, Strict: &no}.xmlSchema()))
@@ -347,6 +356,11 @@ func TestArgumentsAreObjects(t *testing.T) {
 		{`{"properties": {"a": {"type": "string"}}}`, []string{`{"a": "x"}`, `{}`}, []string{`"x"`, `[1]`, `{"b": 1}`}},
 		{`{"type": "object", "allOf": [{"properties": {"a": {"type": "string"}}}, {"properties": {"b": {"type": "integer"}}}]}`,
 			[]string{`{"a": "x", "b": 1}`, `{"a": "x"}`}, []string{`{"c": 1}`}},
+		// References into the parameters hold where they do not say the type.
+		{`{"properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}`,
+			[]string{`{"a": "x"}`}, []string{`{"a": 1}`, `"x"`}},
+		{`{"type": ["object", "null"], "properties": {"a": {"type": "string"}}}`,
+			[]string{`{"a": "x"}`}, []string{`null`, `{"a": 1}`}},
 	} {
 		r := Request{Model: Hermes, Tools: []Tool{{Name: "f", Parameters: json.RawMessage(tc.params)}}}
 		g, err := Grammar(r, structtag.Options{})
