@@ -150,9 +150,9 @@ func decodeErr(data []byte, ptr, what string, err error) error {
 		line, col := lineCol(data, int(se.Offset)-1) // the byte it read last
 		return errorf(ptr, "JSON that does not parse, at line %d, column %d: %v", line, col, se)
 	case errors.As(err, &te) && te.Field == "":
-		return errorf(ptr, "%s, not %s", what, te.Value)
+		return errorf(ptr, "%s, not %s", what, valueName(te.Value))
 	case errors.As(err, &te):
-		return errorf(ptr+"/"+strings.ReplaceAll(te.Field, ".", "/"), "must be %s, not %s", kindName(te.Type), te.Value)
+		return errorf(ptr+"/"+strings.ReplaceAll(te.Field, ".", "/"), "must be %s, not %s", kindName(te.Type), valueName(te.Value))
 	}
 	return errorf(ptr, "%s: %v", what, err)
 }
@@ -164,6 +164,19 @@ func lineCol(data []byte, offset int) (int, int) {
 	before := data[:offset]
 	line := 1 + bytes.Count(before, []byte("\n"))
 	return line, offset - bytes.LastIndexByte(before, '\n')
+}
+
+// valueName names the kind of JSON value encoding/json calls v.
+func valueName(v string) string {
+	switch v {
+	case "bool":
+		return "true or false"
+	case "array", "object":
+		return "an " + v
+	case "string", "number":
+		return "a " + v
+	}
+	return v
 }
 
 // kindName is the JSON kind of values a Go type holds.
