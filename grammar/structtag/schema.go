@@ -96,10 +96,37 @@ var (
 		"items", "prefixItems", "additionalItems", "unevaluatedItems", "contains"}
 	inPlace = []string{"allOf", "anyOf", "then", "else", "dependentSchemas", "dependencies"}
 	unsure  = []string{"oneOf", "if", "not", "propertyNames", "contentSchema"}
-	// Keywords whose value is a map of subschemas; the others hold one, or
-	// a list (items may be either).
-	schemaMaps = []string{"properties", "patternProperties", "dependentSchemas", "dependencies"}
+	// Keywords whose value is a map of subschemas, or a list of them (items
+	// may be a list or one); the others hold one.
+	schemaMaps  = []string{"properties", "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions"}
+	schemaLists = []string{"allOf", "anyOf", "oneOf", "prefixItems", "items"}
 )
+
+// subschemas calls f with each subschema of schema s and the keyword that
+// holds it, reading a key written twice by its last value (value.get).
+func subschemas(s *value, f func(k string, sub *value)) {
+	for i, k := range s.keys {
+		if s.lastOf(k) != i {
+			continue
+		}
+		sub := s.vals[i]
+		switch {
+		case slices.Contains(schemaMaps, k):
+			if sub.kind == kindObject {
+				for _, e := range sub.vals {
+					f(k, e)
+				}
+			}
+		case !slices.Contains(atInstance, k) && !slices.Contains(inPlace, k) && !slices.Contains(unsure, k):
+		case sub.kind == kindArray && slices.Contains(schemaLists, k):
+			for _, e := range sub.elems {
+				f(k, e)
+			}
+		default:
+			f(k, sub)
+		}
+	}
+}
 
 // A schema's place, as strictSchema finds it: an instance location's own
 // schema (the root, a property's, an item's), applied in place (an allOf
@@ -170,55 +197,43 @@ func strictSchema(src []byte, v *value, tuples bool) []byte {
 			}
 			stack = append(stack, visit{sub, how})
 		}
-		for i, k := range s.keys {
-			if s.lastOf(k) != i {
-				continue // a key written again: its last value counts (value.get)
+		for _, k := range []string{"$ref", "$dynamicRef", "$recursiveRef"} {
+			ref := s.get(k)
+			if ref == nil {
+				continue
 			}
-			sub := s.vals[i]
+			var target *value
+			if k == "$ref" && ref.kind == kindString {
+				target = idx.resolve(ref.text)
+			}
+			if target == nil {
+				// Its target, unknown, may be closed elsewhere, and its own
+				// not or oneOf go unseen: strict mode leaves the schema as
+				// written.
+				return src[v.start:v.end]
+			}
+			push(target, placeInPlace, true)
+		}
+		subschemas(s, func(k string, sub *value) {
 			var how place
 			switch {
+			case k == "$defs" || k == "definitions":
+				return // reached through references
 			case k == "contains" && s.get("maxContains") != nil:
 				how = placeUnsure
 			case slices.Contains(atInstance, k):
 				how = placeInstance
 			case slices.Contains(inPlace, k):
 				how = placeInPlace
-			case slices.Contains(unsure, k):
-				how = placeUnsure
-			case k == "$ref" || k == "$dynamicRef" || k == "$recursiveRef":
-				target := (*value)(nil)
-				if k == "$ref" && sub.kind == kindString {
-					target = idx.resolve(sub.text)
-				}
-				if target == nil {
-					// Its target, unknown, may be closed elsewhere, and its
-					// own not or oneOf go unseen: strict mode leaves the
-					// schema as written.
-					return src[v.start:v.end]
-				}
-				push(target, placeInPlace, true)
-				continue
 			default:
-				continue
+				how = placeUnsure
 			}
 			// A subschema counts toward the properties its parent declares
 			// where unevaluatedProperties sees it, and it is a shape of the
 			// object, not a test of it: applied in place, but under not and
 			// if.
-			applies := how != placeInstance && k != "not" && k != "if" && k != "propertyNames" && k != "contentSchema" && k != "contains"
-			switch {
-			case slices.Contains(schemaMaps, k) && sub.kind == kindObject:
-				for _, e := range sub.vals {
-					push(e, how, applies)
-				}
-			case sub.kind == kindArray && (k == "allOf" || k == "anyOf" || k == "oneOf" || k == "prefixItems" || k == "items"):
-				for _, e := range sub.elems {
-					push(e, how, applies)
-				}
-			case !slices.Contains(schemaMaps, k):
-				push(sub, how, applies)
-			}
-		}
+			push(sub, how, how != placeInstance && k != "not" && k != "if" && k != "propertyNames" && k != "contentSchema" && k != "contains")
+		})
 	}
 	// The schemas that declare properties, themselves or through what they
 	// apply in place.
@@ -300,24 +315,7 @@ func indexSchemas(v *value) *schemaIndex {
 		if a := s.get("$anchor"); a != nil && a.kind == kindString {
 			x.anchors[a.text] = s
 		}
-		for i, k := range s.keys {
-			if s.lastOf(k) != i {
-				continue
-			}
-			sub := s.vals[i]
-			switch {
-			case slices.Contains(schemaMaps, k) || k == "$defs" || k == "definitions":
-				if sub.kind == kindObject {
-					stack = append(stack, sub.vals...)
-				}
-			case slices.Contains(atInstance, k) || slices.Contains(inPlace, k) || slices.Contains(unsure, k):
-				if sub.kind == kindArray && (k == "allOf" || k == "anyOf" || k == "oneOf" || k == "prefixItems" || k == "items") {
-					stack = append(stack, sub.elems...)
-				} else {
-					stack = append(stack, sub)
-				}
-			}
-		}
+		subschemas(s, func(_ string, sub *value) { stack = append(stack, sub) })
 	}
 	return x
 }
