@@ -541,8 +541,8 @@ func checkArguments(tools, all []Tool, style string) error {
 		}
 		i := slices.IndexFunc(all, func(u Tool) bool { return u.Name == t.Name })
 		ptr := fmt.Sprintf("/tools/%d/parameters", i)
-		if typ, ok := t.notObject(); ok && style == "" {
-			return errorf(ptr+"/type", "the arguments of a call are a JSON object, and type %s allows none", typ)
+		if typ := t.paramType(); style == "" && typ.known && !typ.object {
+			return errorf(ptr+"/type", "the arguments of a call are a JSON object, and type %s allows none", typ.text)
 		}
 		data, err := marshal(arguments(t, style))
 		if err != nil {
@@ -574,32 +574,42 @@ func (t Tool) schema() any {
 	if t.Parameters == nil || (t.Strict != nil && !*t.Strict) {
 		return json.RawMessage(`{"type":"object"}`)
 	}
-	if t.objectTyped() || !t.mayBeObject() {
-		return t.Parameters // or not a type the compile reads: it says so
+	if typ := t.paramType(); typ.said && (!typ.known || !typ.object || typ.only) {
+		return t.Parameters // an object only, or none, or not a type (the compile says so)
 	}
 	return asObject(t.Parameters)
 }
 
-// mayBeObject reports whether t's parameters say no type, or a list of
-// JSON Schema's types that holds "object".
-func (t Tool) mayBeObject() bool {
+// paramTypes is what the "type" of a tool's parameters says (the last
+// one, where it is written twice, as the JSON Schema front-end reads it).
+type paramTypes struct {
+	said   bool   // there is one
+	known  bool   // it is a name of JSON Schema's types, or a list of them
+	object bool   // "object" is one of them
+	only   bool   // and the only one
+	text   string // as written
+}
+
+func (t Tool) paramType() paramTypes {
 	var top map[string]json.RawMessage
-	if json.Unmarshal(t.Parameters, &top) != nil {
-		return false
+	if json.Unmarshal(t.Parameters, &top) != nil || top["type"] == nil {
+		return paramTypes{}
 	}
-	if top["type"] == nil {
-		return true
-	}
+	typ := paramTypes{said: true, text: string(top["type"])}
 	var list []string
-	if json.Unmarshal(top["type"], &list) != nil {
-		return false
+	var one string
+	if json.Unmarshal(top["type"], &one) == nil {
+		list = []string{one}
+	} else if json.Unmarshal(top["type"], &list) != nil {
+		return typ
 	}
+	typ.known = true
 	for _, name := range list {
-		if !slices.Contains(jsonTypes, name) {
-			return false
-		}
+		typ.known = typ.known && slices.Contains(jsonTypes, name)
+		typ.object = typ.object || name == "object"
 	}
-	return slices.Contains(list, "object")
+	typ.only = typ.object && len(list) == 1
+	return typ
 }
 
 // asObject returns the parameters p, a JSON object, with "type": "object"
@@ -616,40 +626,6 @@ func asObject(p json.RawMessage) json.RawMessage {
 		out = append(out, ',')
 	}
 	return append(out, `"type":"object"}`...)
-}
-
-// objectTyped reports whether t's parameters say "type": "object" (the
-// last "type", where one is written twice, as the JSON Schema front-end
-// reads it).
-func (t Tool) objectTyped() bool {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(t.Parameters, &top) != nil {
-		return false
-	}
-	var typ string
-	return json.Unmarshal(top["type"], &typ) == nil && typ == "object"
-}
-
-// notObject returns the "type" of t's parameters where it allows no
-// object: types of JSON Schema, none of them "object".
-func (t Tool) notObject() (string, bool) {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(t.Parameters, &top) != nil || top["type"] == nil {
-		return "", false
-	}
-	var list []string
-	var one string
-	if json.Unmarshal(top["type"], &one) == nil {
-		list = []string{one}
-	} else if json.Unmarshal(top["type"], &list) != nil {
-		return "", false // not a type: the compile says so
-	}
-	for _, name := range list {
-		if name == "object" || !slices.Contains(jsonTypes, name) {
-			return "", false // or an unknown one, which the compile names
-		}
-	}
-	return string(top["type"]), true
 }
 
 // jsonTypes are the names of JSON Schema's types.
