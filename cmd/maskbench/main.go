@@ -68,9 +68,12 @@
 // sequences join the steps once their grammar is Ready, and each step fills
 // the ready rows with a mask.BatchFiller of -workers goroutines (default 2).
 // It prints one line starting "fresh batch": the outcomes, the per-step fill
-// percentiles, and compile-to-Ready, at Ready and as the steps saw it:
+// percentiles, those again for the steps where a row classified a node and
+// for the others, and compile-to-Ready, at Ready and as the steps saw it.
+// -warm and -prepare set the Compiler's options here too:
 //
 //	go run ./cmd/maskbench -batch 64 -workers 2 -every 16
+//	go run ./cmd/maskbench -batch 64 -workers 2 -warm 1 -every 16
 //
 // With -continuous as well, the batch is continuous, as vLLM's scheduler
 // keeps it: a sequence that finishes gives its slot to the next one, whose
@@ -182,6 +185,9 @@ func main() {
 		writeJSON(*jsonOut, rep.Schemas)
 		return
 	}
+	// -warm and -prepare set the Compiler's options in every fresh mode.
+	opts.WarmWorkers = *warm
+	opts.PrepareWork = *prepare
 	if *batch > 0 {
 		opts.Forward = *forward
 		opts.CompileWorkers = *compileWorkers
@@ -203,8 +209,6 @@ func main() {
 	}
 	if *fresh || *freshPerSchema {
 		opts.PerSchemaFresh = *freshPerSchema
-		opts.WarmWorkers = *warm
-		opts.PrepareWork = *prepare
 		opts.Prefill = *prefill
 		opts.ThreadCPU = *threadCPU
 		rep, err := maskbench.RunFresh(opts)

@@ -198,6 +198,10 @@ func TestRunFreshBatch(t *testing.T) {
 		}
 		assert.LessOrEqual(t, rep.Rows, rep.Steps*min(tt.size, valid), tt)
 		assert.Equal(t, rep.Steps, rep.Step.Len(), tt)
+		assert.Equal(t, rep.Steps, rep.Classifying.Len()+rep.Other.Len(), tt)
+		// Nothing warms (Options.WarmWorkers 0) and the shared index
+		// starts empty: some step's rows classify.
+		assert.Positive(t, rep.Classifying.Len(), tt)
 		assert.Equal(t, valid, rep.Compile.Len(), tt)
 		// A step sees a handle Ready no sooner than it is: each sequence's
 		// Seen is at least its Compile, so every quantile is too.

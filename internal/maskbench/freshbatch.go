@@ -26,6 +26,10 @@ type BatchReport struct {
 	Batches, Steps int
 	Rows           int            // rows filled, over all steps
 	Step           latency.Sample // one BatchFiller.Fill of a step's ready rows
+	// Classifying is the steps of Step in which a row classified a node on
+	// the decode path (mask.IndexStats.Work grew: no warming, compile or
+	// other grammar had done it), Other the rest.
+	Classifying, Other latency.Sample
 	// Compile runs, for each sequence, from its CompileAsync to its
 	// handle's Ready, as a goroutine waiting on it saw it (or the step,
 	// where that saw it first).
@@ -207,12 +211,19 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 			continue
 		}
 		errs = slices.Grow(errs[:0], len(live))[:len(live)]
+		work := decodeWork(live)
 		t := time.Now()
 		// An error with no row's error is the call's: the runner's bug.
 		if err := filler.Fill(matchers, bm, rows, errs); err != nil && !slices.ContainsFunc(errs, isErr) {
 			return err
 		}
-		r.Step.Add(time.Since(t))
+		d := time.Since(t)
+		r.Step.Add(d)
+		if decodeWork(live) != work {
+			r.Classifying.Add(d)
+		} else {
+			r.Other.Add(d)
+		}
 		r.Steps++
 		r.Rows += len(live)
 		for k, s := range live {
@@ -227,6 +238,17 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 		}
 	}
 	return nil
+}
+
+// decodeWork sums the decode-path classification work of the sequences'
+// grammars (a grammar counted once per sequence): it grows across a step
+// only where one of them classified a node.
+func decodeWork(live []*sequence) int64 {
+	var w int64
+	for _, s := range live {
+		w += s.m.Compiled().IndexStats().Work
+	}
+	return w
 }
 
 // progress counts a finished sequence and reports the run's progress.
@@ -296,7 +318,7 @@ func (r *BatchReport) fail(s *sequence, why string) {
 // Summary is one line: "fresh batch" (or "fresh continuous batch"), the
 // batch shape, the sequences' outcomes, the steps' count and percentiles,
 // the rows per step and the share of them the filler's own goroutines
-// filled, compile-to-Ready p50, p99 and max, its p50 to the step that saw
+// filled, the steps' percentiles split by whether a row classified a node, compile-to-Ready p50, p99 and max, its p50 to the step that saw
 // it, and peak RSS.
 func (r *BatchReport) Summary() string {
 	kind := "batch"
@@ -304,8 +326,9 @@ func (r *BatchReport) Summary() string {
 		kind = "continuous batch"
 	}
 	return fmt.Sprintf("fresh %s %d x %d workers, %d compiling: %d sequences, accepted %d, refused %d, compile failed %d; "+
-		"%d steps (%.1f rows/step, %.0f%% by helpers) %s; compile-to-Ready p50 %s p99 %s max %s (seen by a step: p50 %s); peak RSS %s",
+		"%d steps (%.1f rows/step, %.0f%% by helpers) %s; steps where a row classified a node: %d, %s, the others %s; compile-to-Ready p50 %s p99 %s max %s (seen by a step: p50 %s); peak RSS %s",
 		kind, r.Size, r.Workers, r.CompileWorkers, r.Sequences, r.Accepted, r.Refused, r.CompileFailed,
 		r.Steps, float64(r.Rows)/float64(max(r.Steps, 1)), 100*float64(r.Filler.HelperRows)/float64(max(r.Filler.Rows, 1)), r.Step.String(),
+		r.Classifying.Len(), r.Classifying.String(), r.Other.String(),
 		ms(r.Compile.Quantile(0.5)), ms(r.Compile.Quantile(0.99)), ms(r.Compile.Max()), ms(r.Seen.Quantile(0.5)), mib(r.PeakRSS))
 }
