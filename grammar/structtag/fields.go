@@ -179,7 +179,7 @@ func boolField(v *value, ptr, key string, def bool) (bool, error) {
 }
 
 // intValue reads the number v at ptr as an integer; one outside int64 is
-// clamped to its bounds.
+// clamped to its bounds, so messages quote v.text, the literal.
 func intValue(v *value, ptr, what string) (int64, error) {
 	if v.kind != kindNumber {
 		return 0, errorf(ptr, "%s must be an integer, not %s", what, describe(v))
@@ -212,7 +212,7 @@ func countField(v *value, ptr, key string, limit int, name string) (n int, ok bo
 		return 0, false, err
 	}
 	if x < 0 {
-		return 0, false, errorf(p, "%q must not be negative, not %d", key, x)
+		return 0, false, errorf(p, "%q must not be negative, not %s", key, f.text)
 	}
 	if x > int64(limit) {
 		if strings.HasPrefix(name, "Limits.") {

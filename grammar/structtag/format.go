@@ -237,11 +237,11 @@ func (c *compiler) repeatBounds(v *value, ptr string) (lo, hi int, err error) {
 	}
 	switch {
 	case mn < 0:
-		return 0, 0, errorf(minp, `"min" must not be negative, not %d`, mn)
+		return 0, 0, errorf(minp, `"min" must not be negative, not %s`, v.get("min").text)
 	case mn > math.MaxInt32:
 		return 0, 0, errorf(minp, `"min" must be at most 2^31-1, not %s`, v.get("min").text)
 	case mx < -1:
-		return 0, 0, errorf(maxp, `"max" must be -1 (unbounded) or at least 0, not %d`, mx)
+		return 0, 0, errorf(maxp, `"max" must be -1 (unbounded) or at least 0, not %s`, v.get("max").text)
 	case mx > math.MaxInt32:
 		mx = -1
 	}

@@ -311,6 +311,11 @@ func TestErrors(t *testing.T) {
 		{name: "token id against text without vocabulary", request: schemaTag(`{"type":"token_triggered_tags","trigger_tokens":[1],"tags":[{"begin":{"token":"<|t|>"},"content":{"value":""},"end":"b"}]}`), pointer: "/format/tags/0/begin", msg: "TokenID"},
 		{name: "token of the wrong kind", request: schemaTag(`{"type":"exclude_token","exclude_tokens":[true]}`), pointer: "/format/exclude_tokens/0", msg: "token"},
 		{name: "repeat max below -1", request: schemaTag(`{"type":"repeat","min":0,"max":-2,"content":{"value":"a"}}`), pointer: "/format/max", msg: "-1"},
+		// Integers past int64 are quoted as written, not as clamped.
+		{name: "repeat max far below -1", request: schemaTag(`{"type":"repeat","min":0,"max":-99999999999999999999,"content":{"value":"a"}}`), pointer: "/format/max", msg: "not -99999999999999999999"},
+		{name: "repeat min far below 0", request: schemaTag(`{"type":"repeat","min":-99999999999999999999,"max":1,"content":{"value":"a"}}`), pointer: "/format/min", msg: "not -99999999999999999999"},
+		{name: "max_tokens far below 0", request: schemaTag(`{"type":"any_tokens","max_tokens":-99999999999999999999}`), pointer: "/format/max_tokens", msg: "not -99999999999999999999"},
+		{name: "token id far below 0", request: schemaTag(`{"type":"exclude_token","exclude_tokens":[-99999999999999999999]}`), pointer: "/format/exclude_tokens/0", msg: "not -99999999999999999999"},
 		{name: "repeat above Limits.Repeat", request: schemaTag(`{"type":"repeat","min":0,"max":50,"content":{"value":"a"}}`), opts: structtag.Options{Limits: grammar.Limits{Repeat: 10}}, pointer: "/format", msg: "Limits.Repeat", is: grammar.ErrLimit},
 		{name: "any_tokens above Limits.Repeat", request: schemaTag(`{"type":"any_tokens","max_tokens":50}`), opts: structtag.Options{Limits: grammar.Limits{Repeat: 10}}, pointer: "/format/max_tokens", msg: "Limits.Repeat", is: grammar.ErrLimit},
 		{name: "any_text max_chars", request: schemaTag(`{"type":"any_text","max_chars":16}`), pointer: "/format/max_chars", msg: "max_chars", is: grammar.ErrUnsupported},

@@ -32,7 +32,7 @@ func (c *compiler) tokenRef(v *value, ptr string) (tokenRef, error) {
 			return tokenRef{}, err
 		}
 		if n < 0 {
-			return tokenRef{}, errorf(ptr, "a token id must not be negative, not %d", n)
+			return tokenRef{}, errorf(ptr, "a token id must not be negative, not %s", v.text)
 		}
 		if n > math.MaxInt32 {
 			return tokenRef{}, errorf(ptr, "a token id must be at most 2^31-1, not %s", v.text)
