@@ -119,6 +119,9 @@ func parseJSON(src []byte, lim grammar.Limits) (*value, error) {
 				continue
 			}
 			stack[n-1].key, _ = tok.(string) // the decoder gives object keys as strings
+			if err := checkSurrogates(src, off, int(dec.InputOffset())); err != nil {
+				return nil, err
+			}
 			stack[n-1].wantKey = false
 			continue
 		}
@@ -147,6 +150,9 @@ func parseJSON(src []byte, lim grammar.Limits) (*value, error) {
 			v.kind, v.text = kindNumber, string(t)
 		case string:
 			v.kind, v.text = kindString, t
+			if err := checkSurrogates(src, v.start, v.end); err != nil {
+				return nil, err
+			}
 		case nil:
 			v.kind = kindNull
 		}
@@ -163,6 +169,57 @@ func parseJSON(src []byte, lim grammar.Limits) (*value, error) {
 			stack = append(stack, frame{v: v, wantKey: v.kind == kindObject})
 		}
 	}
+}
+
+// checkSurrogates refuses a string literal, in src from off to end, that
+// escapes half of a UTF-16 surrogate pair without the other half
+// ("\ud800"): no UTF-8 text holds one, and the decoder would silently make
+// it U+FFFD, a text the request did not ask for.
+func checkSurrogates(src []byte, off, end int) error {
+	lit := src[:end]
+	for i := max(off, 0); i+1 < len(lit); i++ {
+		if lit[i] != '\\' {
+			continue
+		}
+		if lit[i+1] != 'u' {
+			i++ // a two-byte escape: its second byte is not a backslash
+			continue
+		}
+		hi, ok := hex4(lit, i+2)
+		switch {
+		case !ok || hi < 0xd800 || hi > 0xdfff:
+		case hi <= 0xdbff && i+11 < len(lit) && lit[i+6] == '\\' && lit[i+7] == 'u':
+			if lo, ok := hex4(lit, i+8); ok && lo >= 0xdc00 && lo <= 0xdfff {
+				i += 11 // the pair
+				continue
+			}
+			fallthrough
+		default:
+			return syntaxErr(src, i, fmt.Sprintf("%s escapes half of a UTF-16 surrogate pair, which no UTF-8 text holds", lit[i:i+6]))
+		}
+	}
+	return nil
+}
+
+// hex4 reads the four hex digits of a \u escape at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // valueStart skips the separators the decoder has not consumed yet before

@@ -50,6 +50,12 @@ func TestLanguages(t *testing.T) {
 		reject  []string
 	}{
 		{
+			name:    "escaped surrogate pairs and escaped backslashes before u",
+			request: `{"type":"sequence","elements":[{"type":"const_string","value":"\ud83d\ude00"},{"type":"const_string","value":"\\ud800"}]}`,
+			accept:  []string{"😀\\ud800"},
+			reject:  []string{"\uFFFD\\ud800", "😀"},
+		},
+		{
 			name:    "any_text excludes every end string of its tag",
 			request: `{"type":"tag","begin":"<a>","content":{"type":"any_text"},"end":["</a>","</b>"]}`,
 			accept:  []string{"<a>x</a>", "<a>x</b>", "<a></a>", "<a>x</a</a>"},
@@ -288,6 +294,10 @@ func TestErrors(t *testing.T) {
 		is      error
 	}{
 		{name: "not JSON", request: "{\n  \"type\": }", msg: "invalid JSON"},
+		{name: "lone high surrogate", request: schemaTag(`{"type":"const_string","value":"a\ud800b"}`), msg: `\ud800 escapes half of a UTF-16 surrogate pair`},
+		{name: "lone low surrogate", request: schemaTag(`{"type":"const_string","value":"\\\uDC00"}`), msg: `\uDC00 escapes half`},
+		{name: "high surrogate at the end", request: schemaTag(`{"type":"const_string","value":"\ud83d"}`), msg: `\ud83d escapes half`},
+		{name: "lone surrogate in a key", request: schemaTag(`{"type":"const_string","value":"a","\udfff":1}`), msg: `\udfff escapes half`},
 		{name: "trailing data", request: `{"value":"a"} {}`, msg: "after the JSON value"},
 		{name: "not an object", request: `[1]`, pointer: "#", msg: "not an object"},
 		{name: "unknown wrapper field", request: `{"type":"structural_tag","format":{"value":"a"},"triggers":[]}`, pointer: "/triggers", msg: "unknown field"},
