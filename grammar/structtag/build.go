@@ -64,8 +64,16 @@ func JSONSchema(schema json.RawMessage, style string) Format {
 	return Format{Type: "json_schema", JSONSchema: schema, Style: style}
 }
 
-// GBNF matches the root rule of a GBNF grammar.
-func GBNF(src string) Format { return Format{Type: "grammar", Grammar: src} }
+// Grammar matches the rule "root" of a grammar in XGrammar's EBNF dialect
+// (grammar.ParseEBNF).
+func Grammar(src string) Format { return Format{Type: "grammar", Grammar: src} }
+
+// GBNF is Grammar, under its former name. The grammar is read in
+// XGrammar's EBNF dialect, which reads nearly every GBNF grammar alike
+// (grammar.ParseEBNF lists the differences).
+//
+// Deprecated: use Grammar.
+func GBNF(src string) Format { return Grammar(src) }
 
 // Regex matches a regular expression.
 func Regex(pattern string) Format { return Format{Type: "regex", Pattern: pattern} }

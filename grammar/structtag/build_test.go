@@ -32,7 +32,7 @@ func TestFormatValues(t *testing.T) {
 			name: "composition",
 			format: structtag.Sequence(
 				structtag.Tag("", structtag.AnyText(), []string{"</think>", "</t>"}),
-				structtag.Or(structtag.ConstString(""), structtag.Regex("[0-9]+"), structtag.GBNF(`root ::= "g"`)),
+				structtag.Or(structtag.ConstString(""), structtag.Regex("[0-9]+"), structtag.Grammar(`root ::= "g"`)),
 				structtag.Optional(structtag.Plus(structtag.Star(structtag.Repeat(structtag.ConstString("r"), 0, 2)))),
 				structtag.TagsWithSeparator([]structtag.Format{structtag.Tag("<i>", structtag.JSONSchema(json.RawMessage(`true`), "json"), "</i>")}, "", true, false),
 				structtag.Dispatch([]structtag.DispatchRule{{Trigger: "<d>", Format: structtag.ConstString("x")}}, false, "<x>"),

@@ -18,7 +18,7 @@ type Options struct {
 	// default from grammar.DefaultLimits. The request's bytes and JSON
 	// values are bounded by SchemaBytes and SchemaNodes, repeat counts and
 	// max_tokens by Repeat, the whole grammar by Rules and ExprNodes; the
-	// embedded JSON Schema, GBNF and regex front-ends read theirs.
+	// embedded JSON Schema, EBNF and regex front-ends read theirs.
 	Limits grammar.Limits
 
 	// WhitespacePattern is what json_schema formats accept between JSON
@@ -49,14 +49,14 @@ const defaultWhitespace = `[ \t\n\r]*`
 // pointer of the offending value (or, for JSON that does not parse, its
 // line and column). They wrap grammar.ErrUnsupported for what rein cannot
 // enforce (any_text.max_chars, for one) and grammar.ErrLimit when a bound
-// of opts.Limits is crossed; errors of the embedded JSON Schema, GBNF and
+// of opts.Limits is crossed; errors of the embedded JSON Schema, EBNF and
 // regex front-ends are wrapped with the pointer of their format.
 func Compile(data []byte, opts Options) (*grammar.Grammar, error) {
 	return CompileContext(context.Background(), data, opts)
 }
 
 // CompileContext is Compile under a context: the embedded JSON Schema and
-// GBNF compilations stop when ctx ends, and the compilation returns an error
+// EBNF compilations stop when ctx ends, and the compilation returns an error
 // wrapping ctx.Err().
 func CompileContext(ctx context.Context, data []byte, opts Options) (*grammar.Grammar, error) {
 	opts.Limits = opts.Limits.WithDefaults()

@@ -14,7 +14,7 @@
 // (iteratively, bounded by Limits.SchemaBytes and SchemaNodes); fields.go
 // knows each format type's fields and infers the type of untyped objects;
 // format.go, tags.go, tokens.go and schema.go emit the grammar, one rule
-// per composite format, with embedded JSON Schema and GBNF grammars copied
+// per composite format, with embedded JSON Schema and EBNF grammars copied
 // in with their rules renumbered.
 //
 // # Formats
@@ -22,8 +22,9 @@
 // Every format type of XGrammar's structural tags is read, with XGrammar's
 // fields and defaults:
 //
-//   - const_string, any_text, regex (rein's regex syntax) and grammar (rein's
-//     GBNF, with root rule "root");
+//   - const_string, any_text, regex (rein's regex syntax) and grammar
+//     (XGrammar's EBNF dialect, as XGrammar reads it: grammar.ParseEBNF,
+//     with root rule "root");
 //   - json_schema through package jsonschema, with any whitespace between
 //     tokens (Options.WhitespacePattern, or max_whitespace_cnt) and strict
 //     objects (an object schema that declares properties admits no others,

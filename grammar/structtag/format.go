@@ -55,7 +55,7 @@ func (c *compiler) format(v *value, ptr string, depth int, e ends) (*grammar.Exp
 	case "qwen_xml_parameter":
 		x, err = c.jsonSchema(v, ptr, false)
 	case "grammar":
-		x, err = c.gbnf(v, ptr)
+		x, err = c.ebnf(v, ptr)
 	case "regex":
 		x, err = c.regex(v, ptr)
 	case "any_text":
@@ -108,13 +108,16 @@ func (c *compiler) constString(v *value, ptr string) (*grammar.Expr, error) {
 	return grammar.LitTokens(s), nil
 }
 
-func (c *compiler) gbnf(v *value, ptr string) (*grammar.Expr, error) {
+// ebnf reads a grammar format: XGrammar's EBNF dialect
+// (grammar.ParseEBNF), root rule "root", as XGrammar reads its structural
+// tags' grammars.
+func (c *compiler) ebnf(v *value, ptr string) (*grammar.Expr, error) {
 	src, err := nonEmptyString(v, ptr, "grammar")
 	if err != nil {
 		return nil, err
 	}
 	p := pointerTo(ptr, "grammar")
-	g, err := grammar.ParseGBNFContext(c.ctx, src, "root", c.lim)
+	g, err := grammar.ParseEBNFContext(c.ctx, src, grammar.EBNFOptions{Root: "root", Limits: c.lim})
 	if err != nil {
 		return nil, wrapErr(p, err)
 	}

@@ -333,7 +333,7 @@ func TestErrors(t *testing.T) {
 		{name: "newer style", request: schemaTag(`{"type":"json_schema","json_schema":{},"style":"gemma"}`), pointer: "/format/style", msg: "gemma", is: grammar.ErrUnsupported},
 		{name: "schema not an object", request: schemaTag(`{"type":"json_schema","json_schema":"x"}`), pointer: "/format/json_schema", msg: "object or a boolean"},
 		{name: "schema error under the format's pointer", request: schemaTag(`{"type":"json_schema","json_schema":{"type":"object","properties":{"a":{"type":"string","pattern":"(?<=a)b"}}}}`), pointer: "/format/json_schema/properties/a/pattern", msg: "jsonschema", is: grammar.ErrUnsupported},
-		{name: "GBNF error", request: schemaTag(`{"type":"grammar","grammar":"root ::= undefined"}`), pointer: "/format/grammar", msg: "gbnf"},
+		{name: "EBNF error", request: schemaTag(`{"type":"grammar","grammar":"root ::= undefined"}`), pointer: "/format/grammar", msg: "ebnf:1:10: undefined rule"},
 		{name: "regex error", request: schemaTag(`{"type":"regex","pattern":"a("}`), pointer: "/format/pattern", msg: "regex"},
 		{name: "request too large", request: schemaTag(`{"type":"const_string","value":"` + strings.Repeat("a", 100) + `"}`), opts: structtag.Options{Limits: grammar.Limits{SchemaBytes: 64}}, pointer: "#", msg: "Limits.SchemaBytes", is: grammar.ErrLimit},
 		{name: "too many values", request: schemaTag(`{"type":"exclude_token","exclude_tokens":[1,2,3,4,5,6,7,8]}`), opts: structtag.Options{Limits: grammar.Limits{SchemaNodes: 8}}, pointer: "#", msg: "Limits.SchemaNodes", is: grammar.ErrLimit},
