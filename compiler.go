@@ -269,7 +269,9 @@ type CompilerOptions struct {
 	// grammar's first mask, one goroutine halved mask p99 but nearly
 	// doubled the grammars' memory, and a first mask that meets the node
 	// it is classifying waits for it (see the README): hence off by
-	// default.
+	// default. In a continuous batch, whose requests' masks are a forward
+	// pass apart, one goroutine cut the step times by about 40% at p50,
+	// p90 and p99 on two cores, for 8-9% more peak memory (README).
 	//
 	// Unless both it and PrepareWork are negative, NewCompiler also
 	// classifies, once, the nodes nearly every JSON Schema has (property
