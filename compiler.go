@@ -182,18 +182,16 @@ func (s *Spec) key(lim grammar.Limits) (string, error) {
 func (s *Spec) grammar(ctx context.Context, lim grammar.Limits, loadRef func(context.Context, string) ([]byte, error), voc *tokenizer.Vocab) (*grammar.Grammar, []jsonschema.Warning, error) {
 	switch s.Kind {
 	case KindStructuralTag, KindToolCalls:
-		tag := []byte(s.Source)
-		if s.Kind == KindToolCalls {
-			var r toolcall.Request
-			if err := json.Unmarshal(tag, &r); err != nil {
-				return nil, nil, err
-			}
-			var err error
-			if tag, err = toolcall.StructuralTag(r); err != nil {
-				return nil, nil, err
-			}
+		opts := structtag.Options{Limits: lim, TokenID: voc.TokenID}
+		if s.Kind == KindStructuralTag {
+			g, err := structtag.CompileContext(ctx, []byte(s.Source), opts)
+			return g, nil, err
 		}
-		g, err := structtag.CompileContext(ctx, tag, structtag.Options{Limits: lim, TokenID: voc.TokenID})
+		var r toolcall.Request
+		if err := json.Unmarshal([]byte(s.Source), &r); err != nil {
+			return nil, nil, err
+		}
+		g, err := toolcall.GrammarContext(ctx, r, opts)
 		return g, nil, err
 	case KindRegex:
 		g, err := grammar.FromRegex(s.Source, lim)

@@ -4,8 +4,9 @@
 // format the calls must take.
 //
 // The constraint is a structural tag (docs/design/tool-calling.md, sections 1
-// to 3): StructuralTag returns its JSON, and Grammar compiles it with package
-// grammar/structtag. Every marker of a family (<tool_call>, [TOOL_CALLS],
+// to 3): StructuralTag returns its JSON, and Grammar (GrammarContext under
+// a context, as a rein.Compiler does) compiles it with package
+// grammar/structtag, compiling the tools' schemas once. Every marker of a family (<tool_call>, [TOOL_CALLS],
 // <|python_tag|>, <｜tool▁calls▁begin｜>, ...) is written as a string; where the
 // vocabulary has a special token with that text, the compiled grammar admits
 // the token there. No token id is written anywhere.

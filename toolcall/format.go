@@ -1,6 +1,11 @@
 package toolcall
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+
+	"github.com/reinlm/rein/grammar/structtag"
+)
 
 // Format is a model family's tool-call output format. The examples show
 // whole outputs: what the model writes after the prompt's generation
@@ -148,25 +153,52 @@ func (m Format) String() string {
 // would refuse included, reported at the tool's parameters
 // ("/tools/1/parameters/properties/a/minLength") with the schema
 // front-end's reason. It compiles the parameters schema of each tool that
-// may be called to find out, so it costs about what compiling them does.
+// may be called to find out, so it costs about what compiling them does,
+// and it cannot be stopped: to compile r, GrammarContext does it once,
+// under a context.
 func StructuralTag(r Request) ([]byte, error) {
-	f, err := r.Model.family()
+	data, t, err := build(r)
 	if err != nil {
 		return nil, err
 	}
-	p, err := newPlan(r, f.style)
-	if err != nil {
+	if err := t.checkArguments(context.Background(), structtag.Options{}, false); err != nil {
 		return nil, err
+	}
+	return data, nil
+}
+
+// tagPlan is what build resolved of a request: the plan, the family's
+// json_schema style, and the request's tools, for checkArguments.
+type tagPlan struct {
+	plan
+	style string
+	all   []Tool
+}
+
+// build returns r's structural tag, without compiling the tools' schemas.
+func build(r Request) ([]byte, tagPlan, error) {
+	f, err := r.Model.family()
+	if err != nil {
+		return nil, tagPlan{}, err
+	}
+	p, err := choose(r)
+	if err != nil {
+		return nil, tagPlan{}, err
 	}
 	var parts []node
 	switch {
 	case p.reasoning && f.think == nil:
-		return nil, errorf("/reasoning", "%s has no thinking format", f.name)
+		return nil, tagPlan{}, errorf("/reasoning", "%s has no thinking format", f.name)
 	case p.reasoning:
 		parts = append(parts, f.think(f))
 	case f.noThink != nil:
 		parts = append(parts, f.noThink(f))
 	}
+	t := tagPlan{plan: p, style: f.style, all: r.Tools}
+	if err := t.checkTypes(); err != nil {
+		return nil, tagPlan{}, err
+	}
 	parts = append(parts, f.body(f, p))
-	return marshal(sequence(parts...))
+	data, err := marshal(sequence(parts...))
+	return data, t, err
 }

@@ -2,12 +2,14 @@ package toolcall
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/structtag"
@@ -115,8 +117,9 @@ type Error struct {
 	Pointer string
 	Reason  string
 	// Err is the error of the front-end that refused a tool's parameters
-	// schema (a *grammar.Error, which may wrap grammar.ErrUnsupported),
-	// nil for the errors of toolcall's own checks.
+	// schema, or of the compile its tools crossed a limit of (a
+	// *grammar.Error, which may wrap grammar.ErrUnsupported or
+	// grammar.ErrLimit), nil for the errors of toolcall's own checks.
 	Err error
 }
 
@@ -434,20 +437,6 @@ type plan struct {
 	reasoning bool
 }
 
-// newPlan checks r, resolves its tool choice and checks the arguments
-// schemas of the tools that may be called; style is the json_schema style
-// of the family's arguments.
-func newPlan(r Request, style string) (plan, error) {
-	p, err := choose(r)
-	if err != nil {
-		return plan{}, err
-	}
-	if err := checkArguments(p.tools, r.Tools, style); err != nil {
-		return plan{}, err
-	}
-	return p, nil
-}
-
 // choose checks r's tools and resolves its tool choice.
 func choose(r Request) (plan, error) {
 	if len(r.Tools) > MaxTools {
@@ -528,28 +517,29 @@ func choose(r Request) (plan, error) {
 }
 
 // checkArguments compiles the arguments schema that the structural tag
-// holds for each of tools, in style, as package structtag will compile it,
-// so that a schema it refuses is reported against the request: at
-// /tools/i/parameters followed by the schema's own pointer, with the
-// front-end's reason. A schema past a default limit is left to the
-// compile, whose limits may be higher. all are the request's tools, which
-// the pointer counts.
-func checkArguments(tools, all []Tool, style string) error {
-	for _, t := range tools {
-		if t.Parameters == nil || style == "" && t.Strict != nil && !*t.Strict {
+// holds for each tool that may be called, in the family's style, as
+// package structtag compiles it with opts, so that a schema it refuses is
+// reported against the request: at /tools/i/parameters followed by the
+// schema's own pointer, with the front-end's reason. With limits, a schema
+// that alone crosses one of opts.Limits is reported too; without, it is
+// left to the compile, whose limits may be higher. It stops once ctx ends,
+// reporting nothing.
+func (t tagPlan) checkArguments(ctx context.Context, opts structtag.Options, limits bool) error {
+	for _, tool := range t.tools {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if tool.Parameters == nil || t.style == "" && tool.Strict != nil && !*tool.Strict {
 			continue // the constant {"type":"object"}
 		}
-		i := slices.IndexFunc(all, func(u Tool) bool { return u.Name == t.Name })
-		ptr := fmt.Sprintf("/tools/%d/parameters", i)
-		if typ := t.paramType(); style == "" && typ.known && !typ.object {
-			return errorf(ptr+"/type", "the arguments of a call are a JSON object, and type %s allows none", typ.text)
-		}
-		data, err := marshal(arguments(t, style))
+		ptr := t.parameters(tool)
+		data, err := marshal(arguments(tool, t.style))
 		if err != nil {
 			return errorf(ptr, "must be a JSON Schema object: %v", err)
 		}
-		_, err = structtag.Compile(data, structtag.Options{})
-		if err == nil || errors.Is(err, grammar.ErrLimit) {
+		argumentCompiles.Add(1)
+		_, err = structtag.CompileContext(ctx, data, opts)
+		if err == nil || ctx.Err() != nil || !limits && errors.Is(err, grammar.ErrLimit) {
 			continue
 		}
 		reason := err.Error()
@@ -564,6 +554,31 @@ func checkArguments(tools, all []Tool, style string) error {
 	}
 	return nil
 }
+
+// checkTypes refuses a tool that may be called whose parameters' type
+// allows no object, where the family writes the arguments as JSON: a check
+// of the request that costs no compile.
+func (t tagPlan) checkTypes() error {
+	for _, tool := range t.tools {
+		if tool.Parameters == nil || t.style != "" || tool.Strict != nil && !*tool.Strict {
+			continue
+		}
+		if typ := tool.paramType(); typ.known && !typ.object {
+			return errorf(t.parameters(tool)+"/type", "the arguments of a call are a JSON object, and type %s allows none", typ.text)
+		}
+	}
+	return nil
+}
+
+// parameters is the pointer of tool's parameters in the request.
+func (t tagPlan) parameters(tool Tool) string {
+	i := slices.IndexFunc(t.all, func(u Tool) bool { return u.Name == tool.Name })
+	return fmt.Sprintf("/tools/%d/parameters", i)
+}
+
+// argumentCompiles counts checkArguments' compiles of one tool's schema,
+// for tests: a request compiled whole needs none.
+var argumentCompiles atomic.Int64
 
 // schema is the arguments schema of t: its parameters, or any JSON object
 // when it has none or is explicitly not strict. The parameters apply to an

@@ -1,8 +1,10 @@
 package toolcall
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/structtag"
+	"github.com/reinlm/rein/internal/ctxtest"
 	"github.com/reinlm/rein/pda"
 )
 
@@ -251,6 +254,109 @@ func TestStructuralTagSchemaLimits(t *testing.T) {
 	assert.ErrorIs(t, err, grammar.ErrLimit)
 	_, err = Grammar(r, structtag.Options{Limits: grammar.Limits{Enum: 20000}})
 	assert.NoError(t, err)
+}
+
+// TestGrammarCompilesSchemasOnce: GrammarContext compiles the tools'
+// schemas within the structural tag alone, where StructuralTag compiles
+// each once more to check it; on a failure, it compiles them one by one
+// to name the tool.
+func TestGrammarCompilesSchemasOnce(t *testing.T) {
+	tools := []Tool{
+		{Name: "a", Parameters: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string","format":"date-time"}}}`)},
+		{Name: "b", Parameters: json.RawMessage(`{"type":"object","properties":{"y":{"type":"integer","minimum":3}}}`)},
+		{Name: "c", Parameters: json.RawMessage(`{"properties":{"z":{"type":"array","items":{"type":"number"}}}}`)},
+	}
+	r := Request{Model: Hermes, Tools: tools}
+	before := argumentCompiles.Load()
+	_, err := GrammarContext(context.Background(), r, structtag.Options{})
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), argumentCompiles.Load()-before, "Grammar compiled a schema alone")
+
+	before = argumentCompiles.Load()
+	_, err = StructuralTag(r)
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(tools)), argumentCompiles.Load()-before)
+
+	// The last tool's schema fails: each is compiled alone up to it.
+	bad := append(slices.Clone(tools), Tool{Name: "d", Parameters: json.RawMessage(`{"type":"object","properties":{"w":{"type":"string","pattern":"(?<=a)b"}}}`)})
+	before = argumentCompiles.Load()
+	_, err = GrammarContext(context.Background(), Request{Model: Hermes, Tools: bad}, structtag.Options{})
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "/tools/3/parameters/properties/w/pattern", e.Pointer)
+	assert.ErrorIs(t, err, grammar.ErrUnsupported)
+	assert.Equal(t, int64(len(bad)), argumentCompiles.Load()-before)
+}
+
+// TestGrammarStopsWithTheContext: a context that ends at its first look
+// stops GrammarContext before any schema is compiled on its own, where
+// StructuralTag, which takes no context, would compile every one first.
+func TestGrammarStopsWithTheContext(t *testing.T) {
+	var tools []Tool
+	for i := range 50 {
+		tools = append(tools, Tool{Name: "t" + strconv.Itoa(i), Parameters: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string","format":"date-time","maxLength":40}}}`)})
+	}
+	before := argumentCompiles.Load()
+	ctx := ctxtest.NewCountdown(1)
+	_, err := GrammarContext(ctx, Request{Model: Hermes, Tools: tools}, structtag.Options{})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, int64(0), argumentCompiles.Load()-before)
+}
+
+// TestGrammarNamesWhoCrossesALimit: a schema that alone crosses a limit
+// is reported at its tool, and a limit that only the tools together cross
+// at /tools; both wrap grammar.ErrLimit.
+func TestGrammarNamesWhoCrossesALimit(t *testing.T) {
+	enum := func(n int) json.RawMessage {
+		vals := make([]string, n)
+		for i := range vals {
+			vals[i] = strconv.Itoa(i)
+		}
+		params, err := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"enum": vals}}})
+		require.NoError(t, err)
+		return params
+	}
+	opts := structtag.Options{Limits: grammar.Limits{Enum: 300}}
+	alone := Request{Model: Hermes, Tools: []Tool{{Name: "f", Parameters: enum(10)}, {Name: "g", Parameters: enum(301)}}}
+	_, err := GrammarContext(context.Background(), alone, opts)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "/tools/1/parameters/properties/n/enum", e.Pointer)
+	assert.ErrorIs(t, err, grammar.ErrLimit)
+
+	// Each tool's grammar is within ExprNodes; all of them are not.
+	var tools []Tool
+	for i := range 8 {
+		tools = append(tools, Tool{Name: "t" + strconv.Itoa(i), Parameters: enum(200)})
+	}
+	one, err := GrammarContext(context.Background(), Request{Model: Hermes, Tools: tools[:1]}, structtag.Options{})
+	require.NoError(t, err)
+	nodes := exprNodes(one)
+	opts = structtag.Options{Limits: grammar.Limits{ExprNodes: 3 * nodes}}
+	_, err = GrammarContext(context.Background(), Request{Model: Hermes, Tools: tools[:1]}, opts)
+	require.NoError(t, err, "one tool is within the limit")
+	_, err = GrammarContext(context.Background(), Request{Model: Hermes, Tools: tools}, opts)
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "/tools", e.Pointer)
+	assert.Contains(t, e.Reason, "the 8 tools' schemas together: ")
+	assert.ErrorIs(t, err, grammar.ErrLimit)
+}
+
+// exprNodes counts the expression nodes of g's rules, as structtag's
+// Limits.ExprNodes does.
+func exprNodes(g *grammar.Grammar) int {
+	n := 0
+	var stack []*grammar.Expr
+	for _, r := range g.Rules {
+		stack = append(stack[:0], r.Body)
+		for len(stack) > 0 {
+			e := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			n++
+			stack = append(stack, e.Subs...)
+		}
+	}
+	return n
 }
 
 func TestFormatString(t *testing.T) {
