@@ -72,6 +72,9 @@ func CompileContext(ctx context.Context, data []byte, opts Options) (*grammar.Gr
 	if err != nil {
 		return nil, err
 	}
+	if err := checkText(root, ptr); err != nil {
+		return nil, err
+	}
 	body, _, err := c.format(root, ptr, 1, ends{})
 	if err != nil {
 		return nil, err

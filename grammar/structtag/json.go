@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/reinlm/rein/grammar"
@@ -39,6 +40,7 @@ type value struct {
 	last  map[string]int // kindObject of many keys: each key's last place
 	start int            // the value is src[start:end]
 	end   int
+	lone  string // kindString: its first escape of half a UTF-16 surrogate pair ("\\ud800"), if any
 }
 
 // get returns the value of the last key named key, or nil: a key written
@@ -119,9 +121,6 @@ func parseJSON(src []byte, lim grammar.Limits) (*value, error) {
 				continue
 			}
 			stack[n-1].key, _ = tok.(string) // the decoder gives object keys as strings
-			if err := checkSurrogates(src, off, int(dec.InputOffset())); err != nil {
-				return nil, err
-			}
 			stack[n-1].wantKey = false
 			continue
 		}
@@ -150,9 +149,7 @@ func parseJSON(src []byte, lim grammar.Limits) (*value, error) {
 			v.kind, v.text = kindNumber, string(t)
 		case string:
 			v.kind, v.text = kindString, t
-			if err := checkSurrogates(src, v.start, v.end); err != nil {
-				return nil, err
-			}
+			v.lone = loneSurrogate(src[v.start:v.end])
 		case nil:
 			v.kind = kindNull
 		}
@@ -171,13 +168,13 @@ func parseJSON(src []byte, lim grammar.Limits) (*value, error) {
 	}
 }
 
-// checkSurrogates refuses a string literal, in src from off to end, that
-// escapes half of a UTF-16 surrogate pair without the other half
-// ("\ud800"): no UTF-8 text holds one, and the decoder would silently make
-// it U+FFFD, a text the request did not ask for.
-func checkSurrogates(src []byte, off, end int) error {
-	lit := src[:end]
-	for i := max(off, 0); i+1 < len(lit); i++ {
+// loneSurrogate returns the first escape in the string literal lit of
+// half of a UTF-16 surrogate pair without its other half ("\\ud800"), or
+// "". The decoder makes it U+FFFD, so a text holding it (checkText) would
+// silently become a text the request did not ask for; a JSON Schema may
+// hold one (its front-end reads the schema's bytes itself).
+func loneSurrogate(lit []byte) string {
+	for i := 0; i+1 < len(lit); i++ {
 		if lit[i] != '\\' {
 			continue
 		}
@@ -195,7 +192,55 @@ func checkSurrogates(src []byte, off, end int) error {
 			}
 			fallthrough
 		default:
-			return syntaxErr(src, i, fmt.Sprintf("%s escapes half of a UTF-16 surrogate pair, which no UTF-8 text holds", lit[i:i+6]))
+			return string(lit[i : i+6])
+		}
+	}
+	return ""
+}
+
+// checkText refuses a string of the request, outside the JSON Schemas it
+// holds ("json_schema"), that escapes half of a surrogate pair: no UTF-8
+// text holds one, and every such string is text the grammar matches or a
+// name. The error is at the string's JSON pointer.
+func checkText(top *value, ptr string) error {
+	// Each visited value with its parent's place in seen and its key (or
+	// index) there, so that a pointer is only spelled for a string refused.
+	type item struct {
+		v      *value
+		parent int
+		key    string
+		index  int
+	}
+	seen := []item{{v: top, parent: -1}}
+	for k := 0; k < len(seen); k++ {
+		switch v := seen[k].v; v.kind {
+		case kindString:
+			if v.lone == "" {
+				continue
+			}
+			var path []item
+			for j := k; seen[j].parent >= 0; j = seen[j].parent {
+				path = append(path, seen[j])
+			}
+			p := ptr
+			for _, it := range slices.Backward(path) {
+				if seen[it.parent].v.kind == kindArray {
+					p = pointerAt(p, it.index)
+				} else {
+					p = pointerTo(p, it.key)
+				}
+			}
+			return errorf(p, "%s escapes half of a UTF-16 surrogate pair: no UTF-8 text holds it", v.lone)
+		case kindArray:
+			for i, e := range v.elems {
+				seen = append(seen, item{v: e, parent: k, index: i})
+			}
+		case kindObject:
+			for i, key := range v.keys {
+				if key != "json_schema" {
+					seen = append(seen, item{v: v.vals[i], parent: k, key: key})
+				}
+			}
 		}
 	}
 	return nil

@@ -56,6 +56,15 @@ func TestLanguages(t *testing.T) {
 			reject:  []string{"\uFFFD\\ud800", "😀"},
 		},
 		{
+			// A JSON Schema may hold half a pair (a description cut at a
+			// UTF-16 boundary): its front-end reads it, the text check
+			// does not.
+			name:    "lone surrogates inside a JSON Schema",
+			request: `{"type":"json_schema","json_schema":{"type":"string","description":"cut \ud83d","maxLength":3}}`,
+			accept:  []string{`"ab"`},
+			reject:  []string{`"abcd"`},
+		},
+		{
 			name:    "any_text excludes every end string of its tag",
 			request: `{"type":"tag","begin":"<a>","content":{"type":"any_text"},"end":["</a>","</b>"]}`,
 			accept:  []string{"<a>x</a>", "<a>x</b>", "<a></a>", "<a>x</a</a>"},
@@ -294,10 +303,11 @@ func TestErrors(t *testing.T) {
 		is      error
 	}{
 		{name: "not JSON", request: "{\n  \"type\": }", msg: "invalid JSON"},
-		{name: "lone high surrogate", request: schemaTag(`{"type":"const_string","value":"a\ud800b"}`), msg: `\ud800 escapes half of a UTF-16 surrogate pair`},
-		{name: "lone low surrogate", request: schemaTag(`{"type":"const_string","value":"\\\uDC00"}`), msg: `\uDC00 escapes half`},
-		{name: "high surrogate at the end", request: schemaTag(`{"type":"const_string","value":"\ud83d"}`), msg: `\ud83d escapes half`},
-		{name: "lone surrogate in a key", request: schemaTag(`{"type":"const_string","value":"a","\udfff":1}`), msg: `\udfff escapes half`},
+		{name: "lone high surrogate", request: schemaTag(`{"type":"const_string","value":"a\ud800b"}`), pointer: "/format/value", msg: `\ud800 escapes half of a UTF-16 surrogate pair`},
+		{name: "lone low surrogate", request: schemaTag(`{"type":"const_string","value":"\\\uDC00"}`), pointer: "/format/value", msg: `\uDC00 escapes half`},
+		{name: "high surrogate at the end", request: schemaTag(`{"type":"const_string","value":"\ud83d"}`), pointer: "/format/value", msg: `\ud83d escapes half`},
+		{name: "lone surrogate in a trigger", request: schemaTag(`{"type":"triggered_tags","triggers":["<a","<\udfff"],"tags":[{"begin":"<a>","content":{"value":""},"end":"b"}]}`), pointer: "/format/triggers/1", msg: `\udfff escapes half`},
+		{name: "lone surrogate in a key", request: schemaTag(`{"type":"const_string","value":"a","\udfff":1}`), pointer: "/format/\ufffd", msg: `unknown field`},
 		{name: "trailing data", request: `{"value":"a"} {}`, msg: "after the JSON value"},
 		{name: "not an object", request: `[1]`, pointer: "#", msg: "not an object"},
 		{name: "unknown wrapper field", request: `{"type":"structural_tag","format":{"value":"a"},"triggers":[]}`, pointer: "/triggers", msg: "unknown field"},
