@@ -4,7 +4,7 @@
 //
 //   - requests arrive over time as the bodies an OpenAI-compatible server
 //     receives, some with a response_format (OpenAI's shape) or
-//     structured_outputs (vLLM's: JSON Schema, regex, GBNF, choice), some
+//     structured_outputs (vLLM's: JSON Schema, regex, grammar, choice), some
 //     without; rein.ParseRequest turns each body into the spec to compile,
 //     and a bad request is refused at once, as a 400 naming the place;
 //   - a constrained request waits in the waiting queue while its grammar

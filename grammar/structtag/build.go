@@ -65,12 +65,14 @@ func JSONSchema(schema json.RawMessage, style string) Format {
 }
 
 // Grammar matches the rule "root" of a grammar in XGrammar's EBNF dialect
-// (grammar.ParseEBNF).
+// (grammar.ParseEBNF), or, where that dialect refuses it, in rein's GBNF
+// (grammar.ParseGBNF).
 func Grammar(src string) Format { return Format{Type: "grammar", Grammar: src} }
 
-// GBNF is Grammar, under its former name. The grammar is read in
-// XGrammar's EBNF dialect, which reads nearly every GBNF grammar alike
-// (grammar.ParseEBNF lists the differences).
+// GBNF is Grammar, under its former name. A GBNF grammar that XGrammar's
+// EBNF dialect refuses (`.`, an empty alternative, token terminals) is read
+// as GBNF; one both dialects read, as XGrammar reads it (its \x escape
+// takes every hex digit that follows).
 //
 // Deprecated: use Grammar.
 func GBNF(src string) Format { return Grammar(src) }

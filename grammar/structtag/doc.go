@@ -24,7 +24,8 @@
 //
 //   - const_string, any_text, regex (rein's regex syntax) and grammar
 //     (XGrammar's EBNF dialect, as XGrammar reads it: grammar.ParseEBNF,
-//     with root rule "root");
+//     with root rule "root"; a grammar that dialect refuses is read as
+//     rein's GBNF, grammar.ParseGBNF);
 //   - json_schema through package jsonschema, with any whitespace between
 //     tokens (Options.WhitespacePattern, or max_whitespace_cnt) and strict
 //     objects (an object schema that declares properties admits no others,

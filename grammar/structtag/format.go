@@ -1,6 +1,7 @@
 package structtag
 
 import (
+	"errors"
 	"math"
 	"strings"
 
@@ -110,7 +111,10 @@ func (c *compiler) constString(v *value, ptr string) (*grammar.Expr, error) {
 
 // ebnf reads a grammar format: XGrammar's EBNF dialect
 // (grammar.ParseEBNF), root rule "root", as XGrammar reads its structural
-// tags' grammars.
+// tags' grammars. A grammar the dialect refuses, but for a limit, is read
+// as rein's GBNF (grammar.ParseGBNF), as this format was before: `.`, an
+// empty alternative, token terminals and GBNF's escapes keep working. A
+// grammar both read is XGrammar's, and its errors are the dialect's.
 func (c *compiler) ebnf(v *value, ptr string) (*grammar.Expr, error) {
 	src, err := nonEmptyString(v, ptr, "grammar")
 	if err != nil {
@@ -118,6 +122,11 @@ func (c *compiler) ebnf(v *value, ptr string) (*grammar.Expr, error) {
 	}
 	p := pointerTo(ptr, "grammar")
 	g, err := grammar.ParseEBNFContext(c.ctx, src, grammar.EBNFOptions{Root: "root", Limits: c.lim})
+	if err != nil && c.ctx.Err() == nil && !errors.Is(err, grammar.ErrLimit) {
+		if gb, gerr := grammar.ParseGBNFContext(c.ctx, src, "root", c.lim); gerr == nil {
+			g, err = gb, nil
+		}
+	}
 	if err != nil {
 		return nil, wrapErr(p, err)
 	}

@@ -56,6 +56,23 @@ func TestLanguages(t *testing.T) {
 			reject:  []string{"\uFFFD\\ud800", "😀"},
 		},
 		{
+			// XGrammar's EBNF refuses `.` and an empty alternative; the
+			// format reads such a grammar as GBNF, as it did before it
+			// read XGrammar's dialect.
+			name:    "a GBNF grammar in the grammar format",
+			request: `{"type":"grammar","grammar":"root ::= \"a\" ws \"b\" .\nws ::= | \" \""}`,
+			accept:  []string{"ab!", "a b?"},
+			reject:  []string{"ab", "a  b!"},
+		},
+		{
+			// Where both dialects read a grammar, XGrammar's reading holds:
+			// \x takes every hex digit that follows.
+			name:    "XGrammar's reading of a grammar both dialects read",
+			request: `{"type":"grammar","grammar":"root ::= \"\\x20and\""}`,
+			accept:  []string{"\u020and"},
+			reject:  []string{" and"},
+		},
+		{
 			// A JSON Schema may hold half a pair (a description cut at a
 			// UTF-16 boundary): its front-end reads it, the text check
 			// does not.
