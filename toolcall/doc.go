@@ -6,7 +6,8 @@
 // The constraint is a structural tag (docs/design/tool-calling.md, sections 1
 // to 3): StructuralTag returns its JSON, and Grammar (GrammarContext under
 // a context, as a rein.Compiler does) compiles it with package
-// grammar/structtag, compiling the tools' schemas once. Every marker of a family (<tool_call>, [TOOL_CALLS],
+// grammar/structtag, compiling the tools' schemas once (a second time only
+// for the one whose limit error it must tell apart). Every marker of a family (<tool_call>, [TOOL_CALLS],
 // <|python_tag|>, <｜tool▁calls▁begin｜>, ...) is written as a string; where the
 // vocabulary has a special token with that text, the compiled grammar admits
 // the token there. No token id is written anywhere.

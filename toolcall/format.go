@@ -168,11 +168,13 @@ func StructuralTag(r Request) ([]byte, error) {
 }
 
 // tagPlan is what build resolved of a request: the plan, the family's
-// json_schema style, and the request's tools, for checkArguments.
+// json_schema style, the request's tools, and the structural tag's format,
+// to name the tool an error of its compile is about.
 type tagPlan struct {
 	plan
-	style string
-	all   []Tool
+	style  string
+	all    []Tool
+	format node
 }
 
 // build returns r's structural tag, without compiling the tools' schemas.
@@ -199,6 +201,7 @@ func build(r Request) ([]byte, tagPlan, error) {
 		return nil, tagPlan{}, err
 	}
 	parts = append(parts, f.body(f, p))
-	data, err := marshal(sequence(parts...))
+	t.format = sequence(parts...)
+	data, err := marshal(t.format)
 	return data, t, err
 }

@@ -18,28 +18,44 @@ func Grammar(r Request, opts structtag.Options) (*grammar.Grammar, error) {
 
 // GrammarContext is Grammar under ctx: the compile stops once ctx ends,
 // with an error wrapping ctx.Err(). The tools' schemas are compiled once,
-// within the structural tag. Where that fails, each schema is compiled
-// alone to name the tool at fault, as StructuralTag does: an *Error at
-// /tools/i/parameters and the schema's own pointer, wrapping the
-// front-end's error (grammar.ErrLimit where a schema alone crosses one of
-// opts.Limits). A limit that only the tools' schemas together cross is
-// reported at /tools, wrapping grammar.ErrLimit.
+// within the structural tag, and an error about one of them is reported as
+// StructuralTag reports it: an *Error at /tools/i/parameters and the
+// schema's own pointer, wrapping the front-end's error. Where a limit of
+// opts.Limits is crossed inside a tool's schema, that schema is compiled
+// alone to tell whether it crosses the limit by itself (then the error is
+// the tool's, wrapping grammar.ErrLimit) or only the tools together do
+// (then it is at /tools, wrapping grammar.ErrLimit as well).
 func GrammarContext(ctx context.Context, r Request, opts structtag.Options) (*grammar.Grammar, error) {
 	data, t, err := build(r)
 	if err != nil {
 		return nil, err
 	}
 	g, err := structtag.CompileContext(ctx, data, opts)
-	if err == nil || ctx.Err() != nil {
-		return g, err
-	}
-	if terr := t.checkArguments(ctx, opts, true); terr != nil {
-		return nil, terr
+	if err == nil {
+		return g, nil
 	}
 	var ge *grammar.Error
-	// No tool crosses the limit alone. The compile's pointer is into the
-	// structural tag built here, not into the request.
-	if ctx.Err() == nil && errors.Is(err, grammar.ErrLimit) && len(t.tools) > 1 && errors.As(err, &ge) {
+	if !errors.As(err, &ge) {
+		return nil, err
+	}
+	limit := errors.Is(err, grammar.ErrLimit)
+	tool, rest, ok := t.toolAt(ge.Pointer)
+	switch {
+	case ok && !limit:
+		return nil, t.toolError(tool, rest, ge, err)
+	case !limit || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return nil, err // not about a tool, or the compile stopped (err wraps ctx.Err())
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%w (naming the tool at fault stopped: %w)", err, ctx.Err())
+	case ok:
+		if terr := t.checkTool(ctx, tool, opts, true); terr != nil {
+			return nil, terr
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w (naming the tool at fault stopped: %w)", err, ctx.Err())
+		}
+	}
+	if len(t.tools) > 1 {
 		return nil, &Error{Pointer: "/tools", Reason: fmt.Sprintf("the %d tools' schemas together: %s", len(t.tools), ge.Msg), Err: err}
 	}
 	return nil, err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -517,42 +518,102 @@ func choose(r Request) (plan, error) {
 }
 
 // checkArguments compiles the arguments schema that the structural tag
-// holds for each tool that may be called, in the family's style, as
-// package structtag compiles it with opts, so that a schema it refuses is
-// reported against the request: at /tools/i/parameters followed by the
-// schema's own pointer, with the front-end's reason. With limits, a schema
-// that alone crosses one of opts.Limits is reported too; without, it is
-// left to the compile, whose limits may be higher. It stops once ctx ends,
-// reporting nothing.
+// holds for each tool that may be called, as checkTool does, and returns
+// the first error. It stops once ctx ends, reporting nothing.
 func (t tagPlan) checkArguments(ctx context.Context, opts structtag.Options, limits bool) error {
 	for _, tool := range t.tools {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if tool.Parameters == nil || t.style == "" && tool.Strict != nil && !*tool.Strict {
-			continue // the constant {"type":"object"}
+		if err := t.checkTool(ctx, tool, opts, limits); err != nil {
+			return err
 		}
-		ptr := t.parameters(tool)
-		data, err := marshal(arguments(tool, t.style))
-		if err != nil {
-			return errorf(ptr, "must be a JSON Schema object: %v", err)
-		}
-		argumentCompiles.Add(1)
-		_, err = structtag.CompileContext(ctx, data, opts)
-		if err == nil || ctx.Err() != nil || !limits && errors.Is(err, grammar.ErrLimit) {
-			continue
-		}
-		reason := err.Error()
-		var ge *grammar.Error
-		if errors.As(err, &ge) {
-			reason = ge.Msg
-			if rest, ok := strings.CutPrefix(ge.Pointer, "/format/json_schema"); ok && (rest == "" || rest[0] == '/') {
-				ptr += rest
-			}
-		}
-		return &Error{Pointer: ptr, Reason: reason, Err: err}
 	}
 	return nil
+}
+
+// checkTool compiles tool's arguments schema as the structural tag holds
+// it (in the family's style) and package structtag compiles it with opts,
+// so that a schema it refuses is reported against the request: at
+// /tools/i/parameters followed by the schema's own pointer, with the
+// front-end's reason. With limits, a schema that alone crosses one of
+// opts.Limits is reported too; without, it is left to the compile, whose
+// limits may be higher. A compile stopped by ctx reports nothing.
+func (t tagPlan) checkTool(ctx context.Context, tool Tool, opts structtag.Options, limits bool) error {
+	ptr := t.parameters(tool)
+	data, err := marshal(arguments(tool, t.style))
+	if err != nil {
+		return errorf(ptr, "must be a JSON Schema object: %v", err)
+	}
+	argumentCompiles.Add(1)
+	_, err = structtag.CompileContext(ctx, data, opts)
+	if err == nil || ctx.Err() != nil || !limits && errors.Is(err, grammar.ErrLimit) {
+		return nil
+	}
+	var ge *grammar.Error
+	if !errors.As(err, &ge) {
+		return &Error{Pointer: ptr, Reason: err.Error(), Err: err}
+	}
+	return t.toolError(tool, strings.TrimPrefix(ge.Pointer, "/format/json_schema"), ge, err)
+}
+
+// toolError is the error ge (err) of the front-end about tool's
+// arguments schema, at rest, a pointer within the schema, reported at the
+// tool's parameters.
+func (t tagPlan) toolError(tool Tool, rest string, ge *grammar.Error, err error) error {
+	ptr := t.parameters(tool)
+	if rest == "" || rest[0] == '/' {
+		ptr += rest
+	}
+	return &Error{Pointer: ptr, Reason: ge.Msg, Err: err}
+}
+
+// toolAt returns the tool whose arguments schema is the json_schema
+// format that ptr, a pointer into the structural tag of t, lies in, and
+// the rest of ptr within the schema. Tools with equal schemas are told
+// apart by none: the first is named, and its error is each one's.
+func (t tagPlan) toolAt(ptr string) (Tool, string, bool) {
+	at, found := strings.CutPrefix(ptr, "/format")
+	if !found || at != "" && at[0] != '/' {
+		return Tool{}, "", false
+	}
+	var segs []string
+	if at != "" {
+		segs = strings.Split(at[1:], "/")
+	}
+	var cur any = t.format
+	for k, seg := range segs {
+		if f, ok := cur.(node); ok && f["type"] == "json_schema" && seg == "json_schema" {
+			rest := ""
+			if k+1 < len(segs) {
+				rest = "/" + strings.Join(segs[k+1:], "/")
+			}
+			want, err := json.Marshal(f["json_schema"])
+			if err != nil {
+				return Tool{}, "", false
+			}
+			for _, tool := range t.tools {
+				if got, err := json.Marshal(arguments(tool, t.style)["json_schema"]); err == nil && bytes.Equal(got, want) {
+					return tool, rest, true
+				}
+			}
+			return Tool{}, "", false
+		}
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		switch v := cur.(type) {
+		case node:
+			cur = v[seg]
+		case []node:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(v) {
+				return Tool{}, "", false
+			}
+			cur = v[i]
+		default:
+			return Tool{}, "", false
+		}
+	}
+	return Tool{}, "", false
 }
 
 // checkTypes refuses a tool that may be called whose parameters' type

@@ -277,15 +277,55 @@ func TestGrammarCompilesSchemasOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(tools)), argumentCompiles.Load()-before)
 
-	// The last tool's schema fails: each is compiled alone up to it.
-	bad := append(slices.Clone(tools), Tool{Name: "d", Parameters: json.RawMessage(`{"type":"object","properties":{"w":{"type":"string","pattern":"(?<=a)b"}}}`)})
-	before = argumentCompiles.Load()
-	_, err = GrammarContext(context.Background(), Request{Model: Hermes, Tools: bad}, structtag.Options{})
-	var e *Error
-	require.ErrorAs(t, err, &e)
-	assert.Equal(t, "/tools/3/parameters/properties/w/pattern", e.Pointer)
-	assert.ErrorIs(t, err, grammar.ErrUnsupported)
-	assert.Equal(t, int64(len(bad)), argumentCompiles.Load()-before)
+	// The last tool's schema fails: the compile's error names it, in the
+	// structural tag, and no schema is compiled again to find it.
+	for _, model := range []Format{Hermes, Qwen3Coder, MistralV11} {
+		bad := append(slices.Clone(tools), Tool{Name: "d", Parameters: json.RawMessage(`{"type":"object","properties":{"w":{"type":"string","pattern":"(?<=a)b"}}}`)})
+		before = argumentCompiles.Load()
+		_, err = GrammarContext(context.Background(), Request{Model: model, Tools: bad}, structtag.Options{})
+		var e *Error
+		require.ErrorAs(t, err, &e, model)
+		assert.Equal(t, "/tools/3/parameters/properties/w/pattern", e.Pointer, model)
+		assert.ErrorIs(t, err, grammar.ErrUnsupported)
+		assert.ErrorIs(t, err, ErrInvalid)
+		assert.Zero(t, argumentCompiles.Load()-before, model)
+	}
+}
+
+// TestGrammarErrorsUnderAnEndingContext: whenever the context ends, during
+// the compile or while the tool at fault is named, GrammarContext returns
+// either the error it returns without the context's end or one wrapping
+// context.Canceled, never another.
+func TestGrammarErrorsUnderAnEndingContext(t *testing.T) {
+	var tools []Tool
+	for i := range 6 {
+		tools = append(tools, Tool{Name: "t" + strconv.Itoa(i), Parameters: json.RawMessage(`{"type":"object","properties":{"x":{"type":"string","format":"date-time","maxLength":40}}}`)})
+	}
+	bad := append(slices.Clone(tools), Tool{Name: "bad", Parameters: json.RawMessage(`{"type":"object","properties":{"w":{"type":"string","pattern":"(?<=a)b"}}}`)})
+	big := slices.Clone(tools)
+	big[2].Parameters = json.RawMessage(`{"type":"object","properties":{"n":{"enum":[1,2,3,4,5,6,7,8,9]}}}`)
+	for _, tc := range []struct {
+		name  string
+		tools []Tool
+		opts  structtag.Options
+	}{
+		{"a bad schema", bad, structtag.Options{}},
+		{"a schema past a limit alone", big, structtag.Options{Limits: grammar.Limits{Enum: 8}}},
+	} {
+		r := Request{Model: Hermes, Tools: tc.tools}
+		full := ctxtest.NewCountdown(1 << 40)
+		_, want := GrammarContext(full, r, tc.opts)
+		var e *Error
+		require.ErrorAs(t, want, &e, tc.name)
+		for k := int64(1); k <= full.Calls(); k++ {
+			_, err := GrammarContext(ctxtest.NewCountdown(k), r, tc.opts)
+			if errors.Is(err, context.Canceled) {
+				continue
+			}
+			require.ErrorAs(t, err, &e, "%s: context ended at look %d: %v", tc.name, k, err)
+			assert.Equal(t, want.Error(), err.Error(), "%s: context ended at look %d", tc.name, k)
+		}
+	}
 }
 
 // TestGrammarStopsWithTheContext: a context that ends at its first look
@@ -329,34 +369,21 @@ func TestGrammarNamesWhoCrossesALimit(t *testing.T) {
 	for i := range 8 {
 		tools = append(tools, Tool{Name: "t" + strconv.Itoa(i), Parameters: enum(200)})
 	}
-	one, err := GrammarContext(context.Background(), Request{Model: Hermes, Tools: tools[:1]}, structtag.Options{})
-	require.NoError(t, err)
-	nodes := exprNodes(one)
-	opts = structtag.Options{Limits: grammar.Limits{ExprNodes: 3 * nodes}}
-	_, err = GrammarContext(context.Background(), Request{Model: Hermes, Tools: tools[:1]}, opts)
-	require.NoError(t, err, "one tool is within the limit")
+	// The least power of two of expression nodes one tool's grammar fits
+	// in: the eight need about eight times as many.
+	limit := 64
+	for ; ; limit *= 2 {
+		opts = structtag.Options{Limits: grammar.Limits{ExprNodes: limit}}
+		if _, err := GrammarContext(context.Background(), Request{Model: Hermes, Tools: tools[:1]}, opts); err == nil {
+			break
+		}
+		require.Less(t, limit, 1<<20)
+	}
 	_, err = GrammarContext(context.Background(), Request{Model: Hermes, Tools: tools}, opts)
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, "/tools", e.Pointer)
 	assert.Contains(t, e.Reason, "the 8 tools' schemas together: ")
 	assert.ErrorIs(t, err, grammar.ErrLimit)
-}
-
-// exprNodes counts the expression nodes of g's rules, as structtag's
-// Limits.ExprNodes does.
-func exprNodes(g *grammar.Grammar) int {
-	n := 0
-	var stack []*grammar.Expr
-	for _, r := range g.Rules {
-		stack = append(stack[:0], r.Body)
-		for len(stack) > 0 {
-			e := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			n++
-			stack = append(stack, e.Subs...)
-		}
-	}
-	return n
 }
 
 func TestFormatString(t *testing.T) {
