@@ -2,6 +2,7 @@ package structtag
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 
@@ -111,10 +112,11 @@ func (c *compiler) constString(v *value, ptr string) (*grammar.Expr, error) {
 
 // ebnf reads a grammar format: XGrammar's EBNF dialect
 // (grammar.ParseEBNF), root rule "root", as XGrammar reads its structural
-// tags' grammars. A grammar the dialect refuses, but for a limit, is read
-// as rein's GBNF (grammar.ParseGBNF), as this format was before: `.`, an
-// empty alternative, token terminals and GBNF's escapes keep working. A
-// grammar both read is XGrammar's, and its errors are the dialect's.
+// tags' grammars. A grammar the dialect refuses as malformed (not for a
+// limit, nor for what rein cannot enforce) is read as rein's GBNF
+// (grammar.ParseGBNF), as this format was before: `.`, an empty
+// alternative, token terminals and GBNF's escapes keep working. A grammar
+// both read is XGrammar's; one both refuse gets both dialects' errors.
 func (c *compiler) ebnf(v *value, ptr string) (*grammar.Expr, error) {
 	src, err := nonEmptyString(v, ptr, "grammar")
 	if err != nil {
@@ -122,12 +124,19 @@ func (c *compiler) ebnf(v *value, ptr string) (*grammar.Expr, error) {
 	}
 	p := pointerTo(ptr, "grammar")
 	g, err := grammar.ParseEBNFContext(c.ctx, src, grammar.EBNFOptions{Root: "root", Limits: c.lim})
-	if err != nil && c.ctx.Err() == nil && !errors.Is(err, grammar.ErrLimit) {
+	if err != nil && c.ctx.Err() == nil && !errors.Is(err, grammar.ErrLimit) && !errors.Is(err, grammar.ErrUnsupported) {
 		if gb, gerr := grammar.ParseGBNFContext(c.ctx, src, "root", c.lim); gerr == nil {
 			g, err = gb, nil
+		} else {
+			err = fmt.Errorf("%w (nor is it rein's GBNF: %v)", err, gerr)
 		}
 	}
 	if err != nil {
+		if cerr := c.ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+			// The context ended while the dialects were tried: which one
+			// reads the grammar, if either, is not known.
+			err = fmt.Errorf("%w (stopped: %w)", err, cerr)
+		}
 		return nil, wrapErr(p, err)
 	}
 	return c.embed(p, "grammar", g)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/reinlm/rein/grammar"
@@ -203,45 +202,49 @@ func loneSurrogate(lit []byte) string {
 // text holds one, and every such string is text the grammar matches or a
 // name. The error is at the string's JSON pointer.
 func checkText(top *value, ptr string) error {
-	// Each visited value with its parent's place in seen and its key (or
-	// index) there, so that a pointer is only spelled for a string refused.
-	type item struct {
-		v      *value
-		parent int
-		key    string
-		index  int
+	// Depth first, the stack holding the path to the value looked at: a
+	// pointer is only spelled for a string refused.
+	type frame struct {
+		v     *value
+		next  int    // the next element or member to look at
+		key   string // the value's key in its parent object
+		index int    // or its index in its parent array
 	}
-	seen := []item{{v: top, parent: -1}}
-	for k := 0; k < len(seen); k++ {
-		switch v := seen[k].v; v.kind {
-		case kindString:
-			if v.lone == "" {
-				continue
-			}
-			var path []item
-			for j := k; seen[j].parent >= 0; j = seen[j].parent {
-				path = append(path, seen[j])
-			}
+	stack := []frame{{v: top}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		v := f.v
+		if v.kind == kindString && v.lone != "" {
 			p := ptr
-			for _, it := range slices.Backward(path) {
-				if seen[it.parent].v.kind == kindArray {
-					p = pointerAt(p, it.index)
+			for i, g := range stack[1:] {
+				if stack[i].v.kind == kindArray {
+					p = pointerAt(p, g.index)
 				} else {
-					p = pointerTo(p, it.key)
+					p = pointerTo(p, g.key)
 				}
 			}
 			return errorf(p, "%s escapes half of a UTF-16 surrogate pair: no UTF-8 text holds it", v.lone)
+		}
+		child := frame{index: f.next}
+		switch v.kind {
 		case kindArray:
-			for i, e := range v.elems {
-				seen = append(seen, item{v: e, parent: k, index: i})
+			if f.next < len(v.elems) {
+				child.v = v.elems[f.next]
 			}
 		case kindObject:
-			for i, key := range v.keys {
-				if key != "json_schema" {
-					seen = append(seen, item{v: v.vals[i], parent: k, key: key})
-				}
+			for f.next < len(v.keys) && v.keys[f.next] == "json_schema" {
+				f.next++
+			}
+			if f.next < len(v.keys) {
+				child.v, child.key = v.vals[f.next], v.keys[f.next]
 			}
 		}
+		if child.v == nil {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		f.next++
+		stack = append(stack, child)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/structtag"
+	"github.com/reinlm/rein/internal/ctxtest"
 	"github.com/reinlm/rein/mask"
 	"github.com/reinlm/rein/pda"
 )
@@ -477,4 +478,36 @@ func TestCancel(t *testing.T) {
 	cancel()
 	_, err := structtag.CompileContext(ctx, []byte(`{"type":"const_string","value":"a"}`), structtag.Options{})
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestGrammarFormatDialects: a grammar XGrammar's EBNF refuses is read as
+// GBNF, unless the refusal is for what rein cannot enforce; one both
+// refuse gets both errors; and wherever the context ends, in either
+// reading, the result is the one without its end or an error wrapping
+// context.Canceled.
+func TestGrammarFormatDialects(t *testing.T) {
+	gbnfOnly := `{"type":"grammar","grammar":"root ::= \"a\" . ws\nws ::= | \" \""}`
+	neither := `{"type":"grammar","grammar":"root ::= \"a\" ("}`
+	unsupported := `{"type":"grammar","grammar":"root ::= Regex(\"(?<=x)a\")\nRegex ::= \"b\""}`
+	_, err := structtag.Compile([]byte(neither), structtag.Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "ebnf:")
+	assert.Contains(t, err.Error(), "nor is it rein's GBNF: gbnf:")
+	_, err = structtag.Compile([]byte(unsupported), structtag.Options{})
+	assert.ErrorIs(t, err, grammar.ErrUnsupported, "read as GBNF after all")
+	for _, req := range []string{gbnfOnly, neither} {
+		full := ctxtest.NewCountdown(1 << 40)
+		_, want := structtag.CompileContext(full, []byte(req), structtag.Options{})
+		for k := int64(1); k <= full.Calls(); k++ {
+			_, err := structtag.CompileContext(ctxtest.NewCountdown(k), []byte(req), structtag.Options{})
+			if errors.Is(err, context.Canceled) {
+				continue
+			}
+			if want == nil {
+				assert.NoError(t, err, "%s: context ended at look %d", req, k)
+			} else {
+				assert.EqualError(t, err, want.Error(), "%s: context ended at look %d", req, k)
+			}
+		}
+	}
 }
