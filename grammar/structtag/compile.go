@@ -119,6 +119,9 @@ type compiler struct {
 	src   []byte
 	rules []grammar.Rule
 	nodes int // expression nodes of the rules embedded from other front-ends
+	// schemas is the root rule of each JSON Schema embedded, by its
+	// options and strict bytes (jsonSchema).
+	schemas map[string]int
 }
 
 // newRule adds a rule and returns its index.

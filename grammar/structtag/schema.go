@@ -81,11 +81,28 @@ func (c *compiler) jsonSchema(v *value, ptr string, withStyle bool) (*grammar.Ex
 	if anyOrder {
 		opts.Order = jsonschema.OrderAny
 	}
-	g, _, err := jsonschema.CompileContext(c.ctx, strictSchema(c.src, sv, true), opts)
+	// A schema written again with the same options is the same grammar:
+	// it is compiled and embedded once, and its rule called from each
+	// place (tools often share one arguments schema, and a request that
+	// repeats a costly schema costs one compile of it).
+	schema := strictSchema(c.src, sv, true)
+	key := fmt.Sprintf("%s\x00%v\x00%s\x00%s", opts.Style, opts.Order, opts.WhitespacePattern, schema)
+	if rule, ok := c.schemas[key]; ok {
+		return grammar.Call(rule), nil
+	}
+	g, _, err := jsonschema.CompileContext(c.ctx, schema, opts)
 	if err != nil {
 		return nil, wrapErr(schemaPtr, err)
 	}
-	return c.embed(schemaPtr, "schema", g)
+	x, err := c.embed(schemaPtr, "schema", g)
+	if err != nil {
+		return nil, err
+	}
+	if c.schemas == nil {
+		c.schemas = map[string]int{}
+	}
+	c.schemas[key] = x.Rule
+	return x, nil
 }
 
 // How a keyword applies its subschemas (see strictSchema): to children of

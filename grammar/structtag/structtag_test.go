@@ -480,6 +480,39 @@ func TestCancel(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
+// TestIdenticalSchemasCompileOnce: a JSON Schema written again with the
+// same options is compiled and embedded once, its rule called from each
+// place, and the language is the same; another style or any_order is
+// another grammar.
+func TestIdenticalSchemasCompileOnce(t *testing.T) {
+	const schema = `{"type":"object","properties":{"d":{"type":"string","format":"date-time","maxLength":40}},"required":["d"]}`
+	var tags []string
+	for _, name := range []string{"a", "b", "c", "d", "e", "f"} {
+		tags = append(tags, `{"begin":"<`+name+`>","content":{"type":"json_schema","json_schema":`+schema+`},"end":"</`+name+`>"}`)
+	}
+	tags = append(tags, `{"begin":"<any>","content":{"type":"json_schema","json_schema":`+schema+`,"any_order":true},"end":"</any>"}`)
+	req := `{"type":"triggered_tags","triggers":["<"],"tags":[` + strings.Join(tags, ",") + `]}`
+	g, err := structtag.Compile([]byte(req), structtag.Options{})
+	require.NoError(t, err)
+	bases := map[string]bool{}
+	for _, r := range g.Rules {
+		if rest, ok := strings.CutPrefix(r.Name, "schema_"); ok {
+			base, _, _ := strings.Cut(rest, "_")
+			bases[base] = true
+		}
+	}
+	assert.Len(t, bases, 2, "six tags of one schema and one of any_order: two embedded grammars")
+	p, err := pda.Compile(g, grammar.Limits{})
+	require.NoError(t, err)
+	doc := `{"d": "2024-01-02T03:04:05Z"}`
+	for _, text := range []string{"x<a>" + doc + "</a>", "<f>" + doc + "</f><c>" + doc + "</c>", "<any>" + doc + "</any>"} {
+		assert.True(t, runBytes(p, text), text)
+	}
+	for _, text := range []string{"<a>" + doc + "</b>", "<a>{}</a>"} {
+		assert.False(t, runBytes(p, text), text)
+	}
+}
+
 // TestGrammarFormatDialects: a grammar XGrammar's EBNF refuses is read as
 // GBNF, unless the refusal is for what rein cannot enforce; one both
 // refuse gets both errors; and wherever the context ends, in either
