@@ -2,9 +2,12 @@ package toolcall_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/structtag"
@@ -131,4 +134,28 @@ func ExampleGrammar() {
 	// Output:
 	// true
 	// false
+}
+
+// GrammarContext compiles under a context, as a server does with each
+// request's deadline, and names the tool whose schema is refused by the
+// schema's place in the request.
+func ExampleGrammarContext() {
+	tools, err := toolcall.ParseTools([]byte(`[
+		{"type": "function", "function": {"name": "get_time"}},
+		{"type": "function", "function": {"name": "find", "parameters": {
+			"type": "object", "properties": {"q": {"type": "string", "pattern": "(?<=a)b"}}}}}]`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err = toolcall.GrammarContext(ctx, toolcall.Request{Model: toolcall.Hermes, Tools: tools}, structtag.Options{})
+	var e *toolcall.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Pointer)
+		fmt.Println(errors.Is(err, toolcall.ErrInvalid), errors.Is(err, grammar.ErrUnsupported))
+	}
+	// Output:
+	// /tools/1/parameters/properties/q/pattern
+	// true true
 }
