@@ -21,10 +21,11 @@ func Grammar(r Request, opts structtag.Options) (*grammar.Grammar, error) {
 // within the structural tag, and an error about one of them is reported as
 // StructuralTag reports it: an *Error at /tools/i/parameters and the
 // schema's own pointer, wrapping the front-end's error. Where a limit of
-// opts.Limits is crossed inside a tool's schema, that schema is compiled
-// alone to tell whether it crosses the limit by itself (then the error is
-// the tool's, wrapping grammar.ErrLimit) or only the tools together do
-// (then it is at /tools, wrapping grammar.ErrLimit as well).
+// opts.Limits is crossed, the schema it was crossed in (or, for the
+// request's totals, each schema) is compiled alone to tell a schema that
+// crosses the limit by itself (then the error is its tool's, wrapping
+// grammar.ErrLimit) from the tools together (then it is at /tools,
+// wrapping grammar.ErrLimit as well).
 func GrammarContext(ctx context.Context, r Request, opts structtag.Options) (*grammar.Grammar, error) {
 	data, t, err := build(r)
 	if err != nil {
@@ -35,28 +36,34 @@ func GrammarContext(ctx context.Context, r Request, opts structtag.Options) (*gr
 		return g, nil
 	}
 	var ge *grammar.Error
-	if !errors.As(err, &ge) {
-		return nil, err
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &ge) {
+		return nil, err // stopped (err wraps ctx.Err()), or not the front-end's
 	}
 	limit := errors.Is(err, grammar.ErrLimit)
 	tool, rest, ok := t.toolAt(ge.Pointer)
 	switch {
 	case ok && !limit:
 		return nil, t.toolError(tool, rest, ge, err)
-	case !limit || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
-		return nil, err // not about a tool, or the compile stopped (err wraps ctx.Err())
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("%w (naming the tool at fault stopped: %w)", err, ctx.Err())
+	case !limit:
+		return nil, err // not about a tool
 	case ok:
-		if terr := t.checkTool(ctx, tool, opts, true); terr != nil {
-			return nil, terr
+		err2 := t.checkTool(ctx, tool, opts, true)
+		if err2 != nil {
+			return nil, err2
 		}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w (naming the tool at fault stopped: %w)", err, ctx.Err())
+	default:
+		// A total of the whole request (its bytes, its values, its rules):
+		// one schema may cross it alone.
+		if err2 := t.checkArguments(ctx, opts, true); err2 != nil {
+			return nil, err2
 		}
 	}
-	if len(t.tools) > 1 {
-		return nil, &Error{Pointer: "/tools", Reason: fmt.Sprintf("the %d tools' schemas together: %s", len(t.tools), ge.Msg), Err: err}
+	if cerr := ctx.Err(); cerr != nil {
+		return nil, fmt.Errorf("%w (naming the tool at fault stopped: %w)", err, cerr)
 	}
-	return nil, err
+	reason := fmt.Sprintf("the %d tools' schemas together: %s", len(t.tools), ge.Msg)
+	if len(t.tools) == 1 {
+		reason = "the tool's schema, with the format around it: " + ge.Msg
+	}
+	return nil, &Error{Pointer: "/tools", Reason: reason, Err: err}
 }

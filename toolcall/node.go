@@ -102,10 +102,16 @@ func tagsWithSeparator(tags []node, sep string, atLeastOne, stopAfterFirst bool)
 // marshal writes the structural tag of format f, without HTML escaping, so
 // that the markers read as they are written.
 func marshal(f node) ([]byte, error) {
+	return encodeJSON(node{"type": "structural_tag", "format": f})
+}
+
+// encodeJSON writes v as the structural tag holds it: without HTML escapes,
+// so that a schema's bytes are the ones the request's tool had.
+func encodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(node{"type": "structural_tag", "format": f}); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil

@@ -588,12 +588,12 @@ func (t tagPlan) toolAt(ptr string) (Tool, string, bool) {
 			if k+1 < len(segs) {
 				rest = "/" + strings.Join(segs[k+1:], "/")
 			}
-			want, err := json.Marshal(f["json_schema"])
+			want, err := encodeJSON(f["json_schema"])
 			if err != nil {
 				return Tool{}, "", false
 			}
 			for _, tool := range t.tools {
-				if got, err := json.Marshal(arguments(tool, t.style)["json_schema"]); err == nil && bytes.Equal(got, want) {
+				if got, err := encodeJSON(arguments(tool, t.style)["json_schema"]); err == nil && bytes.Equal(got, want) {
 					return tool, rest, true
 				}
 			}

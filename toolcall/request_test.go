@@ -309,19 +309,25 @@ func TestGrammarErrorsUnderAnEndingContext(t *testing.T) {
 		tools []Tool
 		opts  structtag.Options
 	}{
+		{"a valid request", tools, structtag.Options{}},
 		{"a bad schema", bad, structtag.Options{}},
 		{"a schema past a limit alone", big, structtag.Options{Limits: grammar.Limits{Enum: 8}}},
+		{"a schema past a request total alone", big, structtag.Options{Limits: grammar.Limits{SchemaNodes: 60}}},
 	} {
 		r := Request{Model: Hermes, Tools: tc.tools}
 		full := ctxtest.NewCountdown(1 << 40)
 		_, want := GrammarContext(full, r, tc.opts)
-		var e *Error
-		require.ErrorAs(t, want, &e, tc.name)
 		for k := int64(1); k <= full.Calls(); k++ {
 			_, err := GrammarContext(ctxtest.NewCountdown(k), r, tc.opts)
 			if errors.Is(err, context.Canceled) {
+				assert.NotErrorIs(t, err, ErrInvalid, "%s: context ended at look %d: a stopped compile is not a bad request", tc.name, k)
 				continue
 			}
+			if want == nil {
+				assert.NoError(t, err, "%s: context ended at look %d", tc.name, k)
+				continue
+			}
+			var e *Error
 			require.ErrorAs(t, err, &e, "%s: context ended at look %d: %v", tc.name, k, err)
 			assert.Equal(t, want.Error(), err.Error(), "%s: context ended at look %d", tc.name, k)
 		}
@@ -344,8 +350,9 @@ func TestGrammarStopsWithTheContext(t *testing.T) {
 }
 
 // TestGrammarNamesWhoCrossesALimit: a schema that alone crosses a limit
-// is reported at its tool, and a limit that only the tools together cross
-// at /tools; both wrap grammar.ErrLimit.
+// is reported at its tool, a limit of the whole request's (its values) as
+// well, and a limit that only the tools together cross at /tools; each
+// wraps grammar.ErrLimit and ErrInvalid.
 func TestGrammarNamesWhoCrossesALimit(t *testing.T) {
 	enum := func(n int) json.RawMessage {
 		vals := make([]string, n)
@@ -363,6 +370,17 @@ func TestGrammarNamesWhoCrossesALimit(t *testing.T) {
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, "/tools/1/parameters/properties/n/enum", e.Pointer)
 	assert.ErrorIs(t, err, grammar.ErrLimit)
+
+	// Limits.SchemaNodes counts the whole request's values, reported at
+	// "#": each schema is compiled alone to find the one over it.
+	nodes := structtag.Options{Limits: grammar.Limits{SchemaNodes: 150}}
+	for _, r := range []Request{alone, {Model: Hermes, Tools: alone.Tools[1:]}} {
+		_, err = GrammarContext(context.Background(), r, nodes)
+		require.ErrorAs(t, err, &e)
+		assert.Equal(t, "/tools/"+strconv.Itoa(len(r.Tools)-1)+"/parameters", e.Pointer)
+		assert.ErrorIs(t, err, grammar.ErrLimit)
+		assert.ErrorIs(t, err, ErrInvalid)
+	}
 
 	// Each tool's grammar is within ExprNodes; all of them are not.
 	var tools []Tool
@@ -384,6 +402,20 @@ func TestGrammarNamesWhoCrossesALimit(t *testing.T) {
 	assert.Equal(t, "/tools", e.Pointer)
 	assert.Contains(t, e.Reason, "the 8 tools' schemas together: ")
 	assert.ErrorIs(t, err, grammar.ErrLimit)
+}
+
+// TestGrammarTellsSchemasByTheirBytes: two tools whose schemas differ
+// only in how a character is escaped ("<" and "\u003c") are told apart
+// by the bytes the structural tag holds, which the compile and its limits
+// read.
+func TestGrammarTellsSchemasByTheirBytes(t *testing.T) {
+	plain := json.RawMessage(`{"type":"object","properties":{"s":{"const":"` + strings.Repeat("<", 20) + `"}}}`)
+	escaped := json.RawMessage(`{"type":"object","properties":{"s":{"const":"` + strings.Repeat(`\u003c`, 20) + `"}}}`)
+	r := Request{Model: Hermes, Tools: []Tool{{Name: "a", Parameters: plain}, {Name: "b", Parameters: escaped}}}
+	_, err := GrammarContext(context.Background(), r, structtag.Options{Limits: grammar.Limits{SchemaStringBytes: 60}})
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "/tools/1/parameters/properties/s/const", e.Pointer)
 }
 
 func TestFormatString(t *testing.T) {
