@@ -128,7 +128,7 @@ func (c *compiler) ebnf(v *value, ptr string) (*grammar.Expr, error) {
 		if gb, gerr := grammar.ParseGBNFContext(c.ctx, src, "root", c.lim); gerr == nil {
 			g, err = gb, nil
 		} else {
-			err = fmt.Errorf("%w (nor is it rein's GBNF: %v)", err, gerr)
+			err = fmt.Errorf("%w (nor is it rein's GBNF: %w)", err, gerr)
 		}
 	}
 	if err != nil {

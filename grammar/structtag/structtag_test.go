@@ -528,6 +528,10 @@ func TestGrammarFormatDialects(t *testing.T) {
 	assert.Contains(t, err.Error(), "nor is it rein's GBNF: gbnf:")
 	_, err = structtag.Compile([]byte(unsupported), structtag.Options{})
 	assert.ErrorIs(t, err, grammar.ErrUnsupported, "read as GBNF after all")
+	// EBNF refuses GBNF's token set as malformed; GBNF reads it, past a
+	// limit: the limit's error stands.
+	_, err = structtag.Compile([]byte(`{"type":"grammar","grammar":"root ::= <[1,2,3,4,5,6,7,8,9,10,11,12]>"}`), structtag.Options{Limits: grammar.Limits{Enum: 8}})
+	assert.ErrorIs(t, err, grammar.ErrLimit)
 	for _, req := range []string{gbnfOnly, neither} {
 		full := ctxtest.NewCountdown(1 << 40)
 		_, want := structtag.CompileContext(full, []byte(req), structtag.Options{})
