@@ -25,7 +25,8 @@ func Grammar(r Request, opts structtag.Options) (*grammar.Grammar, error) {
 // request's totals, each schema) is compiled alone to tell a schema that
 // crosses the limit by itself (then the error is its tool's, wrapping
 // grammar.ErrLimit) from the tools together (then it is at /tools,
-// wrapping grammar.ErrLimit as well).
+// wrapping grammar.ErrLimit as well). Where no tool may be called, a limit
+// is the format's own: the compile's error is returned as it is.
 func GrammarContext(ctx context.Context, r Request, opts structtag.Options) (*grammar.Grammar, error) {
 	data, t, err := build(r)
 	if err != nil {
@@ -61,9 +62,11 @@ func GrammarContext(ctx context.Context, r Request, opts structtag.Options) (*gr
 	if cerr := ctx.Err(); cerr != nil {
 		return nil, fmt.Errorf("%w (naming the tool at fault stopped: %w)", err, cerr)
 	}
-	reason := fmt.Sprintf("the %d tools' schemas together: %s", len(t.tools), ge.Msg)
-	if len(t.tools) == 1 {
-		reason = "the tool's schema, with the format around it: " + ge.Msg
+	switch len(t.tools) {
+	case 0:
+		return nil, err // the format alone: no tool to blame
+	case 1:
+		return nil, &Error{Pointer: "/tools", Reason: "the tool's schema, with the format around it: " + ge.Msg, Err: err}
 	}
-	return nil, &Error{Pointer: "/tools", Reason: reason, Err: err}
+	return nil, &Error{Pointer: "/tools", Reason: fmt.Sprintf("the %d tools' schemas together, with the format around them: %s", len(t.tools), ge.Msg), Err: err}
 }

@@ -400,8 +400,16 @@ func TestGrammarNamesWhoCrossesALimit(t *testing.T) {
 	_, err = GrammarContext(context.Background(), Request{Model: Hermes, Tools: tools}, opts)
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, "/tools", e.Pointer)
-	assert.Contains(t, e.Reason, "the 8 tools' schemas together: ")
+	assert.Contains(t, e.Reason, "the 8 tools' schemas together, with the format around them: ")
 	assert.ErrorIs(t, err, grammar.ErrLimit)
+
+	// No tool may be called: a limit is the format's own, not a bad
+	// request's.
+	for _, r := range []Request{{Model: Qwen3, Reasoning: true}, {Model: Qwen3, Reasoning: true, Tools: tools[:1], ToolChoice: ToolChoice{Mode: ChoiceNone}}} {
+		_, err = GrammarContext(context.Background(), r, structtag.Options{Limits: grammar.Limits{ExprNodes: 1}})
+		assert.ErrorIs(t, err, grammar.ErrLimit)
+		assert.NotErrorIs(t, err, ErrInvalid)
+	}
 }
 
 // TestGrammarTellsSchemasByTheirBytes: two tools whose schemas differ
