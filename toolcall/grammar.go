@@ -48,15 +48,14 @@ func GrammarContext(ctx context.Context, r Request, opts structtag.Options) (*gr
 	case !limit:
 		return nil, err // not about a tool
 	case ok:
-		err2 := t.checkTool(ctx, tool, opts, true)
-		if err2 != nil {
-			return nil, err2
+		if terr := t.checkTool(ctx, tool, opts, true); terr != nil {
+			return nil, terr
 		}
 	default:
 		// A total of the whole request (its bytes, its values, its rules):
 		// one schema may cross it alone.
-		if err2 := t.checkArguments(ctx, opts, true); err2 != nil {
-			return nil, err2
+		if terr := t.checkArguments(ctx, opts, true); terr != nil {
+			return nil, terr
 		}
 	}
 	if cerr := ctx.Err(); cerr != nil {
