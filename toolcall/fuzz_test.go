@@ -1,18 +1,21 @@
 package toolcall
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/grammar/structtag"
 	"github.com/reinlm/rein/internal/fuzzcheck"
 )
 
 // FuzzParseTools feeds arbitrary tools JSON and tool_choice JSON through the
 // parsers and, when both parse, through StructuralTag for every family: no
-// panic, errors wrap ErrInvalid, a structural tag is valid JSON, and the
-// grammar structtag compiles from it is one the pushdown compiler takes.
+// panic, errors wrap ErrInvalid, a structural tag is valid JSON, the
+// grammar structtag compiles from it is one the pushdown compiler takes,
+// and GrammarContext compiles exactly the requests that tag compile does.
 func FuzzParseTools(f *testing.F) {
 	f.Add([]byte(`[{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]`), []byte(`"required"`), uint8(3))
 	f.Add([]byte(`[{"type": "function", "name": "g", "strict": false}]`), []byte(`{"type": "function", "function": {"name": "g"}}`), uint8(9))
@@ -45,6 +48,15 @@ func FuzzParseTools(f *testing.F) {
 				t.Fatalf("StructuralTag wrote invalid JSON: %s", data)
 			}
 			g, err := structtag.Compile(data, structtag.Options{Limits: fuzzcheck.Limits})
+			// GrammarContext compiles the same tag once, and on a failure
+			// names the tool from the compile's error: it agrees on whether
+			// the request compiles, and a refusal is a request's or a limit's.
+			r := Request{Model: Format(model % 16), Tools: tools, ToolChoice: choice, Reasoning: reasoning}
+			if _, gerr := GrammarContext(context.Background(), r, structtag.Options{Limits: fuzzcheck.Limits}); (gerr == nil) != (err == nil) {
+				t.Fatalf("GrammarContext: %v, where the tag's compile gave %v", gerr, err)
+			} else if gerr != nil && !errors.Is(gerr, ErrInvalid) && !errors.Is(gerr, grammar.ErrLimit) && !errors.Is(gerr, grammar.ErrUnsupported) {
+				t.Fatalf("GrammarContext: %v wraps neither ErrInvalid nor a limit nor an unsupported keyword", gerr)
+			}
 			if err != nil {
 				// A schema that jsonschema cannot enforce, or one past the limits.
 				continue
