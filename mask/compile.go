@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/fillgate"
 	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/tokenizer"
 )
@@ -194,8 +195,11 @@ func (c *Compiled) claimIndex(n int32, compute func() *nodeIndex) *nodeIndex {
 	}
 	if done, ok := c.busy[n]; ok {
 		// Another goroutine is classifying n: its result is what this one
-		// would compute, and it has a head start.
+		// would compute, and it has a head start. Where it is background
+		// work, it may be parked while fills run (fillgate), this one's
+		// among them: let it go on.
 		c.mu.Unlock()
+		fillgate.Release()
 		<-done
 		if x := c.index[n].Load(); x != nil {
 			return x
@@ -282,7 +286,7 @@ func (c *Compiled) classifyNode(n int32, warm, walk bool) *nodeIndex {
 			}
 		}
 		if !ok {
-			x, work = classify(c.prog, c.voc, n, st, c.stride)
+			x, work = classifyAside(c.prog, c.voc, n, st, c.stride, warm)
 		}
 		if warm {
 			c.stats.warmed.Add(1)

@@ -44,7 +44,7 @@ func (c *Compiled) deriveIndex(n int32, warm bool) (*nodeIndex, int, bool) {
 	p, v := c.prog, c.voc
 	a := takeWalk(p, n)
 	defer putWalk(p, a)
-	a.work = 0
+	a.work, a.bg = 0, warm
 	start := a.start
 	a.probe(start)
 	loop := a.loops[start].succ
@@ -139,6 +139,7 @@ outer:
 			return false
 		}
 		a.work++
+		a.tick()
 		tok := tr.Token(i)
 		if l := tr.LCP(i); l == 0 && a.next(a.start, tok[0]) < 0 {
 			// Refused by its first byte, with every token after it that has

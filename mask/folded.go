@@ -272,6 +272,7 @@ func (a *walkDFA) classifyFolded(v *vocabIndex, stride, budget int) (*nodeIndex,
 			continue
 		}
 		a.work++
+		a.tick()
 		t := a.next(s, f.step[i])
 		if t == stateFull {
 			return nil, false
@@ -374,6 +375,7 @@ func (a *walkDFA) walkFrom(v *vocabIndex, path []int32, toks []int32, subtrees b
 	var prev []byte
 	for j := 0; j < len(toks); j++ {
 		a.work++
+		a.tick()
 		p := toks[j]
 		tok := v.Token(int(p))
 		l := max(base, min(commonPrefix(prev, tok), len(own)-1))

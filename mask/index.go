@@ -217,7 +217,14 @@ func radixExits(exits []exitEntry, keys []uint64, tmpE []exitEntry, tmpK []uint6
 // positions visited, bytes stepped and exits recorded (a count, so tests of
 // what classification costs on the decode path are exact).
 func classify(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int) (*nodeIndex, int) {
+	return classifyAside(p, v, n, st, stride, false)
+}
+
+// classifyAside is classify, whose walk steps aside for fills (walkDFA.tick)
+// where bg is set: for background work.
+func classifyAside(p *pda.Program, v *vocabIndex, n int32, st *pda.State, stride int, bg bool) (*nodeIndex, int) {
 	a := takeWalk(p, n)
+	a.bg = bg
 	x, ok := a.classifyWide(v, n, stride, false)
 	work := a.work
 	wideStart := !ok && startsWide(v, &a.first)

@@ -225,6 +225,7 @@ func (a *walkDFA) oneState(v *vocabIndex) (int32, bool) {
 func (a *walkDFA) classNext(s int32, b int) int32 {
 	if b == 0 || a.cls[int(s)<<8|b] != a.cls[int(s)<<8|(b-1)] {
 		a.work++
+		a.tick()
 	}
 	return a.next(s, byte(b))
 }
@@ -249,6 +250,7 @@ func (a *walkDFA) charEnds(s int32, lo, hi byte, more int) int32 {
 			continue // the same successor as the byte before
 		}
 		a.work++
+		a.tick()
 		t := a.next(s, byte(c))
 		if t >= 0 && more > 0 {
 			t = a.charEndsMemo(t, more)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reinlm/rein/grammar"
 	"github.com/reinlm/rein/internal/byteset"
+	"github.com/reinlm/rein/internal/fillgate"
 	"github.com/reinlm/rein/internal/pda"
 	"github.com/reinlm/rein/tokenizer/toktrie"
 )
@@ -26,6 +27,9 @@ import (
 type walkDFA struct {
 	p   *pda.Program
 	stp *pda.Stepper
+
+	bg    bool // a background walk (warming): it steps aside for fills (tick)
+	ticks int  // its steps since it last did
 
 	trans          []int16 // 256 successors per state: stateUnknown, stateDead, stateFull or a state (int16: half the memory a walk touches)
 	canEnd         []bool  // per state: the node's rule may have ended
@@ -216,6 +220,7 @@ func takeWalk(p *pda.Program, n int32) *walkDFA {
 // putWalk keeps a, a walk of p, for p's next classification, unless it has
 // grown past keptStates; the walk it displaces goes back to the pool.
 func putWalk(p *pda.Program, a *walkDFA) {
+	a.bg, a.ticks = false, 0
 	if a.numStates() > keptStates {
 		walkPool.Put(a)
 		return
@@ -324,6 +329,7 @@ func (a *walkDFA) next(s int32, b byte) int32 {
 	if t := int32(a.trans[int(s)<<8|int(b)]); t != stateUnknown {
 		return t
 	}
+	a.tick()
 	out, end := a.stp.Step(a.tops[a.topOff[s]:a.topOff[s+1]], b)
 	if a.stp.Overflowed() {
 		// Too ambiguous to walk here: the pushdown walk decides, or fails.
@@ -1139,6 +1145,26 @@ func containsState(set []int32, s int32) bool {
 	return false
 }
 
+// yieldEvery is how many steps a background walk takes between its
+// checkpoints (tick): tokens looked at and successors built, tens of
+// microseconds of work.
+const yieldEvery = 1024
+
+// tick counts a step of a background walk, and every yieldEvery steps
+// parks it while fills run (fillgate.Yield): a node's classification takes
+// up to milliseconds, and a batch's fill must not wait that long for a
+// processor. A fill that needs the node being classified lets the walk go
+// on (claimIndex).
+func (a *walkDFA) tick() {
+	if !a.bg {
+		return
+	}
+	if a.ticks++; a.ticks >= yieldEvery {
+		a.ticks = 0
+		fillgate.Yield()
+	}
+}
+
 // classify classifies the sorted vocabulary from node n (see nodeIndex). It
 // reports false when the walk met more configurations than it keeps.
 func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool) {
@@ -1192,6 +1218,7 @@ func (a *walkDFA) classify(v *vocabIndex, n int32, stride int) (*nodeIndex, bool
 outer:
 	for i := 0; i < len(ids); i++ {
 		a.work++
+		a.tick()
 		tok := tr.Token(i)
 		if !first.Has(tok[0]) {
 			// No token with this first byte: skip to the next first byte
@@ -1291,6 +1318,7 @@ outer:
 func (a *walkDFA) stepThrough(path []int32, tok []byte) ([]int32, int, bool) {
 	for k := len(path) - 1; k < len(tok); k++ {
 		a.work++
+		a.tick()
 		t := a.next(path[k], tok[k])
 		if t < 0 {
 			return path, k, t != stateFull

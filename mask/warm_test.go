@@ -2,13 +2,16 @@ package mask
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/reinlm/rein/grammar/jsonschema"
+	"github.com/reinlm/rein/internal/fillgate"
 	"github.com/reinlm/rein/internal/vocabtest"
 )
 
@@ -160,4 +163,53 @@ func TestWarmWithinPreparesKeys(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, keys)
+}
+
+// TestWarmingStepsAsideForFills checks that a background classification
+// parks while a fill runs (walkDFA.tick, fillgate), and that a fill that
+// needs the very node being classified lets it go on (claimIndex): with
+// parks that never time out, the fill would wait for ever.
+func TestWarmingStepsAsideForFills(t *testing.T) {
+	vocab := vocabtest.Core(t)
+	ResetSharedIndex(vocab) // so that the nodes are classified, not taken
+	c := compileWarmSchema(t)
+	defer fillgate.SetMaxWait(fillgate.SetMaxWait(time.Hour))
+	fillgate.Enter() // a fill is running
+	defer fillgate.Exit()
+	parked := 0
+	for _, n := range c.warmNodes() {
+		if c.index[n].Load() != nil {
+			continue
+		}
+		done := make(chan *nodeIndex, 1)
+		go func() { done <- c.indexNode(n, true) }()
+		var x *nodeIndex
+	wait:
+		for {
+			select {
+			case x = <-done:
+				break wait // too little work to reach a checkpoint
+			default:
+			}
+			if fillgate.Parked() > 0 {
+				parked++
+				// The fill meets node n: it waits for the warming's
+				// classification, which must go on.
+				got := make(chan *nodeIndex, 1)
+				go func() { got <- c.nodeIndex(n) }()
+				select {
+				case x = <-got:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("node %d: the fill waits on a parked classification", n)
+				}
+				require.Same(t, x, <-done, "node %d: two classifications", n)
+				break wait
+			}
+			runtime.Gosched()
+		}
+		require.NotNil(t, x)
+		require.NoError(t, x.err)
+	}
+	require.Positive(t, parked, "no classification reached a checkpoint: the test measures nothing")
+	t.Logf("%d classifications parked", parked)
 }

@@ -7,34 +7,153 @@
 // and the fill's goroutines outnumber the processors (GOMAXPROCS), a fill
 // goroutine waits in the run queue until the compile is preempted, which
 // the runtime does after 10 ms. So a fill marks itself running (Enter,
-// Exit), and background work calls Yield at the checkpoints where it looks
-// at its context anyway (every few thousand steps of each stage): while a
-// fill runs, it gives its processor to the goroutines waiting for one.
+// Exit), and background work calls Yield at its checkpoints (where it
+// looks at its context anyway, every few thousand steps of each stage, and
+// between the nodes it warms): while a fill runs, Yield parks its
+// goroutine until the fills running have ended, which frees its processor
+// for them.
+//
+// Parking, not runtime.Gosched: a yielding goroutine goes to the global run
+// queue, which a processor looks at before it steals from another's, so
+// it would take its processor straight back, and a fill's helper woken
+// onto the busy processor of the fill's caller would go on waiting there.
+//
+// Two bounds keep the background moving. A fill that waits on background
+// work (a node another goroutine is classifying) calls Release, which lets
+// every parked goroutine go until the fills running have ended. And no
+// goroutine stays parked longer than MaxWait, so fills that never stop (a
+// process filling from many goroutines back to back) slow the background
+// down but never stop it.
 package fillgate
 
 import (
 	"context"
-	"runtime"
+	"sync"
 	"sync/atomic"
+	"time"
 )
 
-// filling counts the fills running in the process.
-var filling atomic.Int32
+// MaxWait bounds one Yield's wait.
+const MaxWait = 2 * time.Millisecond
+
+// std is the process's gate: its fills are the process's.
+var std = newGate(MaxWait)
+
+// gate is what Enter, Exit, Release and Yield work on. Only tests make
+// their own.
+type gate struct {
+	filling atomic.Int32 // fills running; read without mu by Yield's fast path
+	maxWait atomic.Int64 // a Yield's longest wait, in nanoseconds
+
+	mu       sync.Mutex
+	released bool          // a fill running waits on background work: nothing parks
+	open     chan struct{} // closed when the parked may go; nil while none waits
+	parked   atomic.Int32  // goroutines parked in Yield
+	timeouts atomic.Int64  // Yields that ended at maxWait, the fills still running
+}
+
+func newGate(maxWait time.Duration) *gate {
+	g := &gate{}
+	g.maxWait.Store(int64(maxWait))
+	return g
+}
 
 // Enter marks a fill as running, until the matching Exit.
-func Enter() { filling.Add(1) }
+func Enter() { std.Enter() }
 
 // Exit ends a fill that Enter began.
-func Exit() { filling.Add(-1) }
+func Exit() { std.Exit() }
+
+// Release lets the parked goroutines go, and keeps Yield from parking,
+// until the fills running now have ended. A fill calls it before it waits
+// for background work, which may be parked.
+func Release() { std.Release() }
 
 // Filling reports whether a fill is running.
-func Filling() bool { return filling.Load() > 0 }
+func Filling() bool { return std.Filling() }
 
-// Yield gives the processor to the goroutines waiting for one while a fill
-// runs; otherwise it does nothing.
-func Yield() {
-	if Filling() {
-		runtime.Gosched()
+// Yield parks the calling goroutine while fills run (for MaxWait at most),
+// and returns at once otherwise.
+func Yield() { std.Yield() }
+
+// SetMaxWait sets the longest a Yield waits, and returns the setting it
+// replaces. Tests set it long, so that a goroutine left parked hangs rather
+// than goes on after a while.
+func SetMaxWait(d time.Duration) time.Duration {
+	return time.Duration(std.maxWait.Swap(int64(d)))
+}
+
+// Parked returns how many goroutines are parked in Yield now.
+func Parked() int { return int(std.parked.Load()) }
+
+// Timeouts returns how many Yields have ended at MaxWait, with fills still
+// running and none released.
+func Timeouts() int64 { return std.timeouts.Load() }
+
+// Enter marks a fill as running, until the matching Exit. It allocates
+// nothing.
+func (g *gate) Enter() {
+	g.mu.Lock()
+	g.filling.Add(1)
+	g.mu.Unlock()
+}
+
+// Exit ends a fill that Enter began; once none runs, the parked go.
+func (g *gate) Exit() {
+	g.mu.Lock()
+	if g.filling.Add(-1) == 0 {
+		g.released = false
+		g.openLocked()
+	}
+	g.mu.Unlock()
+}
+
+// Release lets the parked go, and keeps Yield from parking until the fills
+// running have ended.
+func (g *gate) Release() {
+	g.mu.Lock()
+	if g.filling.Load() > 0 {
+		g.released = true
+	}
+	g.openLocked()
+	g.mu.Unlock()
+}
+
+// openLocked lets the parked go.
+func (g *gate) openLocked() {
+	if g.open != nil {
+		close(g.open)
+		g.open = nil
+	}
+}
+
+// Filling reports whether a fill is running.
+func (g *gate) Filling() bool { return g.filling.Load() > 0 }
+
+// Yield parks the caller while fills run and none has called Release, for
+// g's longest wait at most.
+func (g *gate) Yield() {
+	if g.filling.Load() == 0 {
+		return // the checkpoints' common case: one atomic load
+	}
+	g.mu.Lock()
+	if g.filling.Load() == 0 || g.released {
+		g.mu.Unlock()
+		return
+	}
+	if g.open == nil {
+		g.open = make(chan struct{})
+	}
+	open := g.open
+	g.mu.Unlock()
+	g.parked.Add(1)
+	defer g.parked.Add(-1)
+	t := time.NewTimer(time.Duration(g.maxWait.Load()))
+	defer t.Stop()
+	select {
+	case <-open:
+	case <-t.C:
+		g.timeouts.Add(1)
 	}
 }
 

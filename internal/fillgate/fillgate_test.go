@@ -3,7 +3,9 @@ package fillgate
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // TestContext checks that the context keeps its parent's answers: Err,
@@ -24,7 +26,7 @@ func TestContext(t *testing.T) {
 	if !Filling() {
 		t.Fatal("Enter: not filling")
 	}
-	Yield() // gives the processor away and comes back
+	Release() // so that Err answers at once
 	cancel()
 	if !errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatalf("Err while filling = %v, want Canceled", ctx.Err())
@@ -36,5 +38,121 @@ func TestContext(t *testing.T) {
 	<-child.Done()
 	if !errors.Is(child.Err(), context.Canceled) {
 		t.Fatalf("child Err = %v", child.Err())
+	}
+}
+
+// park runs g.Yield on a goroutine, and returns once it has parked, with a
+// channel closed when Yield returns.
+func park(t *testing.T, g *gate) <-chan struct{} {
+	t.Helper()
+	before := g.parked.Load()
+	done := make(chan struct{})
+	go func() {
+		g.Yield()
+		close(done)
+	}()
+	for g.parked.Load() == before {
+		select {
+		case <-done:
+			t.Fatal("Yield returned without parking")
+		default:
+			runtime.Gosched()
+		}
+	}
+	return done
+}
+
+// returns reports whether done is closed within a long while (a test
+// that would otherwise hang).
+func returns(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	case <-time.After(10 * time.Second):
+		return false
+	}
+}
+
+func TestYieldParksUntilTheFillsEnd(t *testing.T) {
+	g := newGate(time.Hour)
+	g.Yield() // no fill: returns at once
+	g.Enter()
+	g.Enter()
+	done := park(t, g)
+	g.Exit()
+	select {
+	case <-done:
+		t.Fatal("Yield returned while a fill runs")
+	default:
+	}
+	if !g.Filling() {
+		t.Fatal("one Exit of two ended the filling")
+	}
+	g.Exit()
+	if !returns(done) {
+		t.Fatal("Yield still parked after the last Exit")
+	}
+	if got := g.timeouts.Load(); got != 0 {
+		t.Fatalf("%d timeouts, want none", got)
+	}
+	if g.Filling() {
+		t.Fatal("filling after the last Exit")
+	}
+}
+
+func TestReleaseLetsTheParkedGo(t *testing.T) {
+	g := newGate(time.Hour)
+	g.Enter()
+	g.Enter()
+	first, second := park(t, g), park(t, g)
+	g.Release()
+	if !returns(first) || !returns(second) {
+		t.Fatal("Release left a goroutine parked")
+	}
+	// Until the fills running have ended, nothing parks.
+	g.Exit()
+	free := make(chan struct{})
+	go func() {
+		g.Yield()
+		close(free)
+	}()
+	if !returns(free) {
+		t.Fatal("Yield parked after Release, with a released fill running")
+	}
+	g.Exit()
+	// The next fill is not released.
+	g.Enter()
+	done := park(t, g)
+	g.Exit()
+	if !returns(done) {
+		t.Fatal("Yield still parked after Exit")
+	}
+	// Release with no fill running changes nothing for the next one.
+	g.Release()
+	g.Enter()
+	done = park(t, g)
+	g.Exit()
+	<-done
+}
+
+func TestYieldWaitsAtMostMaxWait(t *testing.T) {
+	g := newGate(time.Millisecond)
+	g.Enter()
+	defer g.Exit()
+	for range 3 {
+		g.Yield() // returns while the fill still runs
+	}
+	if got := g.parked.Load(); got != 0 {
+		t.Fatalf("%d goroutines still counted parked", got)
+	}
+	if got := g.timeouts.Load(); got != 3 {
+		t.Fatalf("%d timeouts counted, want 3", got)
+	}
+}
+
+func TestEnterExitAllocateNothing(t *testing.T) {
+	g := newGate(time.Hour)
+	if n := testing.AllocsPerRun(100, func() { g.Enter(); g.Release(); g.Yield(); g.Exit() }); n != 0 {
+		t.Fatalf("Enter, Release, a released Yield and Exit allocate %v times", n)
 	}
 }
