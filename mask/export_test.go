@@ -6,6 +6,10 @@ import "time"
 // argument checks and then panics inside, for tests of panic isolation.
 func BrokenMatcher(c *Compiled) *Matcher { return &Matcher{c: c} }
 
+// KeptRangeHits is how many times m took the tokens of a classification's
+// ranges from a kept verdict rather than walking them (verdicts.go).
+func KeptRangeHits(m *Matcher) int { return m.verdicts.rangeHits }
+
 // NumNodes is the number of automaton nodes of c's grammar.
 func NumNodes(c *Compiled) int { return c.prog.NumNodes() }
 

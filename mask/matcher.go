@@ -431,10 +431,17 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRe
 	// asks about x at this frame (verdicts.go); one kept before is taken,
 	// and only x's ranges are walked.
 	var kept, record *verdict
-	if rec == nil && ns > 0 && f >= 0 {
+	if rec == nil && f >= 0 {
 		stamp := st.FrameStamp(f)
 		if kept = m.verdicts.find(x, f, stamp); kept != nil {
 			orTaken(out, x, kept.taken, only)
+			if kept.ranges != nil {
+				m.verdicts.rangeHits++
+				for _, id := range kept.ranges {
+					out[id>>5] |= 1 << (uint32(id) & 31)
+				}
+				return
+			}
 			if len(x.ranges) == 0 {
 				return
 			}
@@ -461,7 +468,7 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRe
 	}
 	base := top + 1
 	if kept != nil {
-		m.checkRanges(out, x, base, &first, nil)
+		m.checkRanges(out, x, base, &first, nil, nil)
 		st.Rollback(top)
 		return
 	}
@@ -538,7 +545,11 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRe
 			rec.sufs = append(rec.sufs, int32(i))
 		}
 	}
-	m.checkRanges(out, x, base, &first, rec)
+	if record != nil {
+		m.checkRanges(out, x, base, &first, rec, record)
+	} else {
+		m.checkRanges(out, x, base, &first, rec, nil)
+	}
 	st.Rollback(top)
 	if record != nil && st.Err() == nil {
 		record.x = x // every suffix decided, none cut short by the step limit
@@ -565,16 +576,26 @@ func orTaken(out []uint32, x *nodeIndex, taken, only []uint64) {
 
 // checkRanges decides x's ranges of uncertain tokens from the state st
 // holds at depth base (see checkSuffixes), each range as checkRange does,
-// recording in rec those whose walks ended the rule below.
-func (m *Matcher) checkRanges(out []uint32, x *nodeIndex, base int, first *byteset.Set, rec *exitRecord) {
+// recording in rec those whose walks ended the rule below. With v, the
+// tokens allowed are kept in v for the next mask (see verdict.ranges).
+func (m *Matcher) checkRanges(out []uint32, x *nodeIndex, base int, first *byteset.Set, rec *exitRecord, v *verdict) {
+	var keep *[]int32
+	if v != nil && len(x.ranges) > 0 {
+		m.verdicts.roomForRanges(v)
+		v.ranges = v.rangesBuf[:0]
+		keep = &v.ranges
+	}
 	for k, r := range x.ranges {
 		if rec != nil {
 			m.st.ClearPopped()
 		}
-		m.checkRange(out, r, base, first)
+		m.checkRange(out, r, base, first, keep)
 		if rec != nil && m.st.Popped() {
 			rec.ranges = append(rec.ranges, int32(k))
 		}
+	}
+	if keep != nil {
+		v.keepRanges()
 	}
 }
 
@@ -600,7 +621,7 @@ func (m *Matcher) checkSome(out []uint32, x *nodeIndex, f int32, sufs, ranges []
 		}
 	}
 	for _, k := range ranges {
-		m.checkRange(out, x.ranges[k], base, &first)
+		m.checkRange(out, x.ranges[k], base, &first, nil)
 	}
 	st.Rollback(top)
 }
@@ -609,7 +630,9 @@ func (m *Matcher) checkSome(out []uint32, x *nodeIndex, f int32, sufs, ranges []
 // depth base (the caller's continuation): each token's suffix after r.at
 // bytes is run, reusing the walk of the previous token's shared prefix,
 // and a subtree whose suffixes die at a shared byte is skipped at once.
-func (m *Matcher) checkRange(out []uint32, r exitRange, base int, first *byteset.Set) {
+// With keep, the tokens allowed are appended to it too, up to one past
+// maxKeptRangeTokens.
+func (m *Matcher) checkRange(out []uint32, r exitRange, base int, first *byteset.Set, keep *[]int32) {
 	tr := m.c.voc.Trie
 	ids := tr.IDs()
 	stops := m.c.voc.trieStops
@@ -642,6 +665,9 @@ func (m *Matcher) checkRange(out []uint32, r exitRange, base int, first *byteset
 			// grammar may end, not by its bytes (see newNodeIndex).
 			if id := ids[i]; len(stops) == 0 || !slices.Contains(stops, id) {
 				out[id>>5] |= 1 << (uint32(id) & 31)
+				if keep != nil && len(*keep) <= maxKeptRangeTokens {
+					*keep = append(*keep, id) // one past the bound: too many
+				}
 			}
 			continue
 		}

@@ -28,18 +28,60 @@ const minVerdictWords = 16
 
 // verdicts is a matcher's kept exit verdicts.
 type verdicts struct {
-	kept [keptVerdicts]verdict
-	tick uint64 // counts finds and starts: when each entry was last used
+	kept      [keptVerdicts]verdict
+	tick      uint64 // counts finds and starts: when each entry was last used
+	rangeHits int    // finds whose ranges' tokens were kept, not walked (tests)
 }
 
 // verdict says which suffixes of x's table (bit i: suffix i) are taken
 // after the rule returns into frame, whose stamp is stamp.
+//
+// Where x has ranges of uncertain tokens (exitRange), ranges holds the
+// tokens they allowed at that frame, unless there were more than
+// maxKeptRangeTokens (nil: the ranges are walked again).
 type verdict struct {
-	x     *nodeIndex
-	frame int32
-	stamp uint64
-	taken []uint64
-	used  uint64 // the tick it was last found or started at
+	x         *nodeIndex
+	frame     int32
+	stamp     uint64
+	taken     []uint64
+	ranges    []int32 // the tokens x's ranges allowed; nil: not kept
+	rangesBuf []int32 // ranges' room, kept across entries
+	used      uint64  // the tick it was last found or started at
+}
+
+// maxKeptRangeTokens bounds the tokens a verdict keeps for x's ranges: a
+// mask that allows more walks the ranges again.
+const maxKeptRangeTokens = 4096
+
+// minKeptRangeRoom is the room each verdict is first given for its
+// ranges' tokens (roomForRanges).
+const minKeptRangeRoom = 256
+
+// roomForRanges gives e room for its ranges' tokens. At the first need,
+// every entry gets minKeptRangeRoom, from one allocation: the entries are
+// used in turn, and would otherwise allocate one by one for a while.
+func (v *verdicts) roomForRanges(e *verdict) {
+	if e.rangesBuf != nil {
+		return
+	}
+	slab := make([]int32, keptVerdicts*minKeptRangeRoom)
+	for i := range v.kept {
+		if k := &v.kept[i]; k.rangesBuf == nil {
+			k.rangesBuf = slab[i*minKeptRangeRoom : i*minKeptRangeRoom : (i+1)*minKeptRangeRoom]
+		}
+	}
+}
+
+// keepRanges ends the recording of the ranges' tokens (checkRanges):
+// ranges is kept (not nil, even where empty) unless there were more than
+// maxKeptRangeTokens.
+func (e *verdict) keepRanges() {
+	if cap(e.ranges) > cap(e.rangesBuf) {
+		e.rangesBuf = e.ranges[:0] // grown by append: keep its room
+	}
+	if len(e.ranges) > maxKeptRangeTokens {
+		e.ranges = nil
+	}
 }
 
 // find returns the kept verdict of x at frame f with stamp, or nil.
@@ -72,6 +114,6 @@ func (v *verdicts) start(ns int, f int32, stamp uint64) *verdict {
 	}
 	e.taken = e.taken[:words]
 	clear(e.taken)
-	e.x, e.frame, e.stamp = nil, f, stamp
+	e.x, e.frame, e.stamp, e.ranges = nil, f, stamp, nil
 	return e
 }
