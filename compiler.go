@@ -259,8 +259,9 @@ type CompilerOptions struct {
 	// the start, so that masks that would otherwise classify the nodes they
 	// meet find them done (see mask.Compiled.WarmNext). It pays where an
 	// engine leaves time between Ready and the first masks (a prefill) and
-	// has a core to spare: warming yields to compiles between nodes, takes
-	// the newest grammar first, and never changes a mask, but it classifies
+	// has a core to spare: warming yields to compiles between nodes, parks
+	// while a mask.BatchFiller fills, takes the newest grammar first, and
+	// never changes a mask, but it classifies
 	// nodes no request may meet, which the grammars then hold. On MaskBench,
 	// decoding from the moment a compile is Ready on two cores, it made no
 	// mask faster and compiles slower; with a 20 ms prefill before each
@@ -268,8 +269,8 @@ type CompilerOptions struct {
 	// doubled the grammars' memory, and a first mask that meets the node
 	// it is classifying waits for it (see the README): hence off by
 	// default. In a continuous batch, whose requests' masks are a forward
-	// pass apart, one goroutine cut the step times by about 40% at p50,
-	// p90 and p99 on two cores, for 8-9% more peak memory (README).
+	// pass apart, one goroutine cut the step times by 30-45% at p50, p90
+	// and p99 on two cores, for 8-18% more peak memory (README).
 	//
 	// Unless both it and PrepareWork are negative, NewCompiler also
 	// classifies, once, the nodes nearly every JSON Schema has (property
