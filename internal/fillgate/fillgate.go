@@ -18,12 +18,14 @@
 // it would take its processor straight back, and a fill's helper woken
 // onto the busy processor of the fill's caller would go on waiting there.
 //
-// Two bounds keep the background moving. A fill that waits on background
+// Three bounds keep the background moving. A fill that waits on background
 // work (a node another goroutine is classifying) calls Release, which lets
-// every parked goroutine go until the fills running have ended. And no
-// goroutine stays parked longer than MaxWait, so fills that never stop (a
-// process filling from many goroutines back to back) slow the background
-// down but never stop it.
+// every parked goroutine go until the fills running have ended. No
+// goroutine stays parked longer than MaxWait. And once a wait has ended
+// at MaxWait, with fills still running, nothing parks for the next
+// MaxWait: fills back to back (a process filling from many goroutines, or
+// with no forward pass between its steps) halve the background's share of
+// the processors at worst, never stop it.
 package fillgate
 
 import (
@@ -45,15 +47,18 @@ type gate struct {
 	filling atomic.Int32 // fills running; read without mu by Yield's fast path
 	maxWait atomic.Int64 // a Yield's longest wait, in nanoseconds
 
-	mu       sync.Mutex
-	released bool          // a fill running waits on background work: nothing parks
-	open     chan struct{} // closed when the parked may go; nil while none waits
-	parked   atomic.Int32  // goroutines parked in Yield
-	timeouts atomic.Int64  // Yields that ended at maxWait, the fills still running
+	mu        sync.Mutex
+	released  bool          // a fill running waits on background work: nothing parks
+	open      chan struct{} // closed when the parked may go; nil while none waits
+	freeUntil time.Time     // after a wait that timed out: nothing parks before this
+	now       func() time.Time
+
+	parked   atomic.Int32 // goroutines parked in Yield
+	timeouts atomic.Int64 // Yields that ended at maxWait, the fills still running
 }
 
 func newGate(maxWait time.Duration) *gate {
-	g := &gate{}
+	g := &gate{now: time.Now}
 	g.maxWait.Store(int64(maxWait))
 	return g
 }
@@ -131,13 +136,14 @@ func (g *gate) openLocked() {
 func (g *gate) Filling() bool { return g.filling.Load() > 0 }
 
 // Yield parks the caller while fills run and none has called Release, for
-// g's longest wait at most.
+// g's longest wait at most, unless a wait timed out less than that long
+// ago.
 func (g *gate) Yield() {
 	if g.filling.Load() == 0 {
 		return // the checkpoints' common case: one atomic load
 	}
 	g.mu.Lock()
-	if g.filling.Load() == 0 || g.released {
+	if g.filling.Load() == 0 || g.released || g.now().Before(g.freeUntil) {
 		g.mu.Unlock()
 		return
 	}
@@ -148,12 +154,16 @@ func (g *gate) Yield() {
 	g.mu.Unlock()
 	g.parked.Add(1)
 	defer g.parked.Add(-1)
-	t := time.NewTimer(time.Duration(g.maxWait.Load()))
+	wait := time.Duration(g.maxWait.Load())
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-open:
 	case <-t.C:
 		g.timeouts.Add(1)
+		g.mu.Lock()
+		g.freeUntil = g.now().Add(wait)
+		g.mu.Unlock()
 	}
 }
 

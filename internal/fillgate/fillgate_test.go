@@ -135,18 +135,33 @@ func TestReleaseLetsTheParkedGo(t *testing.T) {
 	<-done
 }
 
+// TestYieldWaitsAtMostMaxWait checks the bounds for fills that never end:
+// a wait ends at maxWait, and nothing parks for maxWait after that.
 func TestYieldWaitsAtMostMaxWait(t *testing.T) {
 	g := newGate(time.Millisecond)
+	clock := time.Unix(1000, 0)
+	g.now = func() time.Time { return clock }
 	g.Enter()
 	defer g.Exit()
+	g.Yield() // returns while the fill still runs
+	if got := g.timeouts.Load(); got != 1 {
+		t.Fatalf("%d timeouts counted, want 1", got)
+	}
+	// Free for maxWait on the clock: no park (else a second timeout).
 	for range 3 {
-		g.Yield() // returns while the fill still runs
+		g.Yield()
+		clock = clock.Add(time.Millisecond / 4)
+	}
+	if got := g.timeouts.Load(); got != 1 {
+		t.Fatalf("%d timeouts counted, want 1: a Yield parked less than maxWait after a timeout", got)
+	}
+	clock = clock.Add(time.Millisecond / 4)
+	g.Yield() // maxWait after the timeout: parks again
+	if got := g.timeouts.Load(); got != 2 {
+		t.Fatalf("%d timeouts counted, want 2", got)
 	}
 	if got := g.parked.Load(); got != 0 {
 		t.Fatalf("%d goroutines still counted parked", got)
-	}
-	if got := g.timeouts.Load(); got != 3 {
-		t.Fatalf("%d timeouts counted, want 3", got)
 	}
 }
 
