@@ -191,16 +191,7 @@ func (f *BatchFiller) Fill(matchers []*Matcher, b *Bitmask, rows []int, errs []e
 	cold := helpers > 0 && p.mayClassify()
 	p.pending.Store(int64(n))
 	p.claim.Store(uint64(n) << 32)
-	// Background work (compiles, warming) steps aside while the rows are
-	// filled (fillgate).
-	fillgate.Enter()
-	// A helper that has not run by the time every row is claimed is not
-	// waited for: with the processors busy (a compile beside the fill), it
-	// could be a scheduler's time slice away.
-	if last, _ := p.drain(helpers, cold); !last {
-		<-p.finished
-	}
-	fillgate.Exit()
+	p.fillRows(helpers, cold)
 	p.fills.Add(1)
 	p.filled.Add(int64(n))
 
@@ -216,6 +207,20 @@ func (f *BatchFiller) Fill(matchers []*Matcher, b *Bitmask, rows []int, errs []e
 	clear(p.errs)
 	p.matchers, p.b, p.rows = nil, nil, nil
 	return first
+}
+
+// fillRows fills the current Fill's rows, with at most helpers of the
+// pool's goroutines (see drain), while the process's background work
+// steps aside (fillgate).
+func (p *fillPool) fillRows(helpers int, cold bool) {
+	fillgate.Enter()
+	defer fillgate.Exit() // also on a panic: else the background would park for good
+	// A helper that has not run by the time every row is claimed is not
+	// waited for: with the processors busy (a compile beside the fill), it
+	// could be a scheduler's time slice away.
+	if last, _ := p.drain(helpers, cold); !last {
+		<-p.finished
+	}
 }
 
 // errDuplicateRow is returned when two matchers would write the same row.

@@ -34,13 +34,13 @@ type Compiled struct {
 	// which reach much the same, are not described again, since a failed
 	// description costs a walk of maxSharedShape nodes and shares nothing.
 	unshaped []atomic.Bool
-	mu       sync.Mutex              // guards busy
-	busy     map[int32]chan struct{} // nodes being classified, closed when done
-	warm     warmOrder               // the order Warm classifies nodes in
-	indexed  atomic.Int64            // bytes held by the index
-	growth   *atomic.Int64           // Options.Growth
-	exits    exitCache               // uncertain tokens decided by caller shape (exits.go)
-	unions   unionCache              // tops classified together (union.go)
+	mu       sync.Mutex         // guards busy
+	busy     map[int32]busyNode // nodes being classified
+	warm     warmOrder          // the order Warm classifies nodes in
+	indexed  atomic.Int64       // bytes held by the index
+	growth   *atomic.Int64      // Options.Growth
+	exits    exitCache          // uncertain tokens decided by caller shape (exits.go)
+	unions   unionCache         // tops classified together (union.go)
 	stats    indexStats
 	states   sync.Pool // *pda.State scratch for classification
 }
@@ -172,7 +172,7 @@ func (c *Compiled) nodeIndex(n int32) *nodeIndex {
 // indexNode is nodeIndex's slow path, for a matcher or for Warm (warm),
 // which the work is counted to.
 func (c *Compiled) indexNode(n int32, warm bool) *nodeIndex {
-	return c.claimIndex(n, func() *nodeIndex { return c.computeIndex(n, warm) })
+	return c.claimIndex(n, warm, func() *nodeIndex { return c.computeIndex(n, warm) })
 }
 
 // cheapIndex classifies node n where that is cheap, as indexNode would:
@@ -181,36 +181,50 @@ func (c *Compiled) indexNode(n int32, warm bool) *nodeIndex {
 // vocabulary's rows (classifyWide). It returns nil, classifying nothing,
 // where n's tokens must be walked through the trie.
 func (c *Compiled) cheapIndex(n int32) *nodeIndex {
-	return c.claimIndex(n, func() *nodeIndex { return c.classifyNode(n, false, false) })
+	return c.claimIndex(n, false, func() *nodeIndex { return c.classifyNode(n, false, false) })
+}
+
+// busyNode is a node being classified: done is closed when it is, and
+// background is set where background work (warming, a compile's
+// preparation) classifies it.
+type busyNode struct {
+	done       chan struct{}
+	background bool
 }
 
 // claimIndex returns node n's classification, computing it with compute
 // (which may return nil: none) unless another goroutine has it or is
-// computing it, whose result it then waits for.
-func (c *Compiled) claimIndex(n int32, compute func() *nodeIndex) *nodeIndex {
+// computing it, whose result it then waits for. Background work
+// (warming, a compile's preparation) sets background.
+func (c *Compiled) claimIndex(n int32, background bool, compute func() *nodeIndex) *nodeIndex {
 	c.mu.Lock()
 	if x := c.index[n].Load(); x != nil {
 		c.mu.Unlock()
 		return x
 	}
-	if done, ok := c.busy[n]; ok {
+	if b, ok := c.busy[n]; ok {
 		// Another goroutine is classifying n: its result is what this one
 		// would compute, and it has a head start. Where it is background
-		// work, it may be parked while fills run (fillgate), this one's
-		// among them: let it go on.
+		// work, it may be parked while fills run (fillgate), the fill that
+		// waits here among them: let it go on while this one waits.
 		c.mu.Unlock()
-		fillgate.Release()
-		<-done
+		if b.background {
+			fillgate.BeginWait()
+		}
+		<-b.done
+		if b.background {
+			fillgate.EndWait()
+		}
 		if x := c.index[n].Load(); x != nil {
 			return x
 		}
-		return c.claimIndex(n, compute) // it panicked, or had none: try here
+		return c.claimIndex(n, background, compute) // it panicked, or had none: try here
 	}
 	done := make(chan struct{})
 	if c.busy == nil {
-		c.busy = map[int32]chan struct{}{}
+		c.busy = map[int32]busyNode{}
 	}
-	c.busy[n] = done
+	c.busy[n] = busyNode{done: done, background: background}
 	c.mu.Unlock()
 	var x *nodeIndex
 	defer func() {

@@ -168,19 +168,26 @@ func TestWarmWithinPreparesKeys(t *testing.T) {
 // TestWarmingStepsAsideForFills checks that a background classification
 // parks while a fill runs (walkDFA.tick, fillgate), and that a fill that
 // needs the very node being classified lets it go on (claimIndex): with
-// parks that never time out, the fill would wait for ever.
+// parks that never time out, the fill would wait for ever. Each node is
+// classified under a fill of its own, as a batch's steps would.
 func TestWarmingStepsAsideForFills(t *testing.T) {
 	vocab := vocabtest.Core(t)
 	ResetSharedIndex(vocab) // so that the nodes are classified, not taken
 	c := compileWarmSchema(t)
 	defer fillgate.SetMaxWait(fillgate.SetMaxWait(time.Hour))
-	fillgate.Enter() // a fill is running
-	defer fillgate.Exit()
-	parked := 0
+	deadline := time.Now().Add(time.Minute) // a guard, not a measure
+	parked, filling := 0, false
+	defer func() {
+		if filling {
+			fillgate.Exit() // a failed check must not leave the gate closed
+		}
+	}()
 	for _, n := range c.warmNodes() {
 		if c.index[n].Load() != nil {
 			continue
 		}
+		fillgate.Enter() // a fill is running
+		filling = true
 		done := make(chan *nodeIndex, 1)
 		go func() { done <- c.indexNode(n, true) }()
 		var x *nodeIndex
@@ -205,11 +212,16 @@ func TestWarmingStepsAsideForFills(t *testing.T) {
 				require.Same(t, x, <-done, "node %d: two classifications", n)
 				break wait
 			}
+			if time.Now().After(deadline) {
+				t.Fatalf("node %d: neither classified nor parked", n)
+			}
 			runtime.Gosched()
 		}
+		fillgate.Exit()
+		filling = false
 		require.NotNil(t, x)
 		require.NoError(t, x.err)
 	}
-	require.Positive(t, parked, "no classification reached a checkpoint: the test measures nothing")
+	require.Greater(t, parked, 1, "fewer than two classifications reached a checkpoint: the test measures little")
 	t.Logf("%d classifications parked", parked)
 }

@@ -7,25 +7,26 @@
 // and the fill's goroutines outnumber the processors (GOMAXPROCS), a fill
 // goroutine waits in the run queue until the compile is preempted, which
 // the runtime does after 10 ms. So a fill marks itself running (Enter,
-// Exit), and background work calls Yield at its checkpoints (where it
-// looks at its context anyway, every few thousand steps of each stage, and
-// between the nodes it warms): while a fill runs, Yield parks its
-// goroutine until the fills running have ended, which frees its processor
-// for them.
+// Exit), and background work calls Yield at its checkpoints: where it
+// looks at its context anyway (every few thousand steps of each stage),
+// between the nodes it warms, and every so many steps of a classification's
+// walk. While a fill runs, Yield parks its goroutine until no fill runs,
+// which frees its processor for them.
 //
 // Parking, not runtime.Gosched: a yielding goroutine goes to the global run
 // queue, which a processor looks at before it steals from another's, so
 // it would take its processor straight back, and a fill's helper woken
 // onto the busy processor of the fill's caller would go on waiting there.
 //
-// Three bounds keep the background moving. A fill that waits on background
-// work (a node another goroutine is classifying) calls Release, which lets
-// every parked goroutine go until the fills running have ended. No
-// goroutine stays parked longer than MaxWait. And once a wait has ended
-// at MaxWait, with fills still running, nothing parks for the next
-// MaxWait: fills back to back (a process filling from many goroutines, or
-// with no forward pass between its steps) halve the background's share of
-// the processors at worst, never stop it.
+// Three bounds keep the background moving. A goroutine that waits on
+// background work (a fill that needs the node a warming walk is
+// classifying) marks its wait (BeginWait, EndWait): while one waits,
+// nothing parks, and the parked go. No goroutine stays parked longer than
+// MaxWait. And once a wait has ended at MaxWait, with fills still running,
+// nothing parks for the next MaxWait: fills back to back (a process
+// filling from many goroutines, or with no forward pass between its
+// steps) halve the background's share of the processors at worst, never
+// stop it.
 package fillgate
 
 import (
@@ -41,14 +42,14 @@ const MaxWait = 2 * time.Millisecond
 // std is the process's gate: its fills are the process's.
 var std = newGate(MaxWait)
 
-// gate is what Enter, Exit, Release and Yield work on. Only tests make
+// gate is what Enter, Exit, BeginWait, EndWait and Yield work on. Only tests make
 // their own.
 type gate struct {
 	filling atomic.Int32 // fills running; read without mu by Yield's fast path
+	waiting atomic.Int32 // goroutines waiting on background work (BeginWait)
 	maxWait atomic.Int64 // a Yield's longest wait, in nanoseconds
 
 	mu        sync.Mutex
-	released  bool          // a fill running waits on background work: nothing parks
 	open      chan struct{} // closed when the parked may go; nil while none waits
 	freeUntil time.Time     // after a wait that timed out: nothing parks before this
 	now       func() time.Time
@@ -69,10 +70,12 @@ func Enter() { std.Enter() }
 // Exit ends a fill that Enter began.
 func Exit() { std.Exit() }
 
-// Release lets the parked goroutines go, and keeps Yield from parking,
-// until the fills running now have ended. A fill calls it before it waits
-// for background work, which may be parked.
-func Release() { std.Release() }
+// BeginWait marks the caller as waiting on background work, which may be
+// parked: the parked go, and nothing parks until the matching EndWait.
+func BeginWait() { std.BeginWait() }
+
+// EndWait ends a wait that BeginWait began.
+func EndWait() { std.EndWait() }
 
 // Filling reports whether a fill is running.
 func Filling() bool { return std.Filling() }
@@ -92,36 +95,38 @@ func SetMaxWait(d time.Duration) time.Duration {
 func Parked() int { return int(std.parked.Load()) }
 
 // Timeouts returns how many Yields have ended at MaxWait, with fills still
-// running and none released.
+// running.
 func Timeouts() int64 { return std.timeouts.Load() }
 
 // Enter marks a fill as running, until the matching Exit. It allocates
 // nothing.
-func (g *gate) Enter() {
-	g.mu.Lock()
-	g.filling.Add(1)
-	g.mu.Unlock()
-}
+func (g *gate) Enter() { g.filling.Add(1) }
 
 // Exit ends a fill that Enter began; once none runs, the parked go.
 func (g *gate) Exit() {
 	g.mu.Lock()
 	if g.filling.Add(-1) == 0 {
-		g.released = false
 		g.openLocked()
 	}
 	g.mu.Unlock()
 }
 
-// Release lets the parked go, and keeps Yield from parking until the fills
-// running have ended.
-func (g *gate) Release() {
+// BeginWait marks the caller as waiting on background work: the parked
+// go, and nothing parks until the matching EndWait.
+func (g *gate) BeginWait() {
+	g.waiting.Add(1)
 	g.mu.Lock()
-	if g.filling.Load() > 0 {
-		g.released = true
-	}
 	g.openLocked()
 	g.mu.Unlock()
+}
+
+// EndWait ends a wait that BeginWait began.
+func (g *gate) EndWait() { g.waiting.Add(-1) }
+
+// mayParkLocked reports whether a Yield may park now: fills run, none
+// waits on background work, and no wait timed out less than maxWait ago.
+func (g *gate) mayParkLocked() bool {
+	return g.filling.Load() > 0 && g.waiting.Load() == 0 && !g.now().Before(g.freeUntil)
 }
 
 // openLocked lets the parked go.
@@ -135,20 +140,31 @@ func (g *gate) openLocked() {
 // Filling reports whether a fill is running.
 func (g *gate) Filling() bool { return g.filling.Load() > 0 }
 
-// Yield parks the caller while fills run and none has called Release, for
-// g's longest wait at most, unless a wait timed out less than that long
-// ago.
+// Yield parks the caller while fills run and no goroutine waits on
+// background work, for g's longest wait at most, unless a wait timed out
+// less than that long ago.
 func (g *gate) Yield() {
 	if g.filling.Load() == 0 {
 		return // the checkpoints' common case: one atomic load
 	}
 	g.mu.Lock()
-	if g.filling.Load() == 0 || g.released || g.now().Before(g.freeUntil) {
+	if !g.mayParkLocked() {
 		g.mu.Unlock()
 		return
 	}
 	if g.open == nil {
-		g.open = make(chan struct{})
+		// Made outside the lock, which Exit takes: a fill never waits on
+		// an allocation.
+		g.mu.Unlock()
+		fresh := make(chan struct{})
+		g.mu.Lock()
+		if !g.mayParkLocked() {
+			g.mu.Unlock()
+			return
+		}
+		if g.open == nil {
+			g.open = fresh
+		}
 	}
 	open := g.open
 	g.mu.Unlock()

@@ -26,11 +26,12 @@ func TestContext(t *testing.T) {
 	if !Filling() {
 		t.Fatal("Enter: not filling")
 	}
-	Release() // so that Err answers at once
+	BeginWait() // so that Err answers at once
 	cancel()
 	if !errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatalf("Err while filling = %v, want Canceled", ctx.Err())
 	}
+	EndWait()
 	Exit()
 	if Filling() {
 		t.Fatal("Exit: still filling")
@@ -100,39 +101,32 @@ func TestYieldParksUntilTheFillsEnd(t *testing.T) {
 	}
 }
 
-func TestReleaseLetsTheParkedGo(t *testing.T) {
+func TestBeginWaitLetsTheParkedGo(t *testing.T) {
 	g := newGate(time.Hour)
 	g.Enter()
-	g.Enter()
+	defer g.Exit()
 	first, second := park(t, g), park(t, g)
-	g.Release()
+	g.BeginWait()
 	if !returns(first) || !returns(second) {
-		t.Fatal("Release left a goroutine parked")
+		t.Fatal("BeginWait left a goroutine parked")
 	}
-	// Until the fills running have ended, nothing parks.
-	g.Exit()
+	// While one waits, nothing parks.
 	free := make(chan struct{})
 	go func() {
 		g.Yield()
 		close(free)
 	}()
 	if !returns(free) {
-		t.Fatal("Yield parked after Release, with a released fill running")
+		t.Fatal("Yield parked while a goroutine waits on background work")
 	}
-	g.Exit()
-	// The next fill is not released.
-	g.Enter()
+	// Once the wait ends, Yield parks again while the fill runs.
+	g.EndWait()
 	done := park(t, g)
-	g.Exit()
+	g.BeginWait()
 	if !returns(done) {
-		t.Fatal("Yield still parked after Exit")
+		t.Fatal("a second BeginWait left a goroutine parked")
 	}
-	// Release with no fill running changes nothing for the next one.
-	g.Release()
-	g.Enter()
-	done = park(t, g)
-	g.Exit()
-	<-done
+	g.EndWait()
 }
 
 // TestYieldWaitsAtMostMaxWait checks the bounds for fills that never end:
@@ -167,7 +161,7 @@ func TestYieldWaitsAtMostMaxWait(t *testing.T) {
 
 func TestEnterExitAllocateNothing(t *testing.T) {
 	g := newGate(time.Hour)
-	if n := testing.AllocsPerRun(100, func() { g.Enter(); g.Release(); g.Yield(); g.Exit() }); n != 0 {
-		t.Fatalf("Enter, Release, a released Yield and Exit allocate %v times", n)
+	if n := testing.AllocsPerRun(100, func() { g.Enter(); g.BeginWait(); g.Yield(); g.EndWait(); g.Exit() }); n != 0 {
+		t.Fatalf("Enter, BeginWait, a Yield beside the wait, EndWait and Exit allocate %v times", n)
 	}
 }
