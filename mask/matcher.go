@@ -427,9 +427,10 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRe
 		return
 	}
 	st := m.st
-	// Without rec, the suffixes' verdicts are kept for the next mask that
-	// asks about x at this frame (verdicts.go); one kept before is taken,
-	// and only x's ranges are walked.
+	// Without rec, the suffixes' verdicts and the tokens x's ranges allow
+	// are kept for the next mask that asks about x at this frame
+	// (verdicts.go); one kept before is taken, and x's ranges are walked
+	// only where their tokens were too many to keep.
 	var kept, record *verdict
 	if rec == nil && f >= 0 {
 		stamp := st.FrameStamp(f)
@@ -545,11 +546,7 @@ func (m *Matcher) checkSuffixes(out []uint32, x *nodeIndex, f int32, rec *exitRe
 			rec.sufs = append(rec.sufs, int32(i))
 		}
 	}
-	if record != nil {
-		m.checkRanges(out, x, base, &first, rec, record)
-	} else {
-		m.checkRanges(out, x, base, &first, rec, nil)
-	}
+	m.checkRanges(out, x, base, &first, rec, record)
 	st.Rollback(top)
 	if record != nil && st.Err() == nil {
 		record.x = x // every suffix decided, none cut short by the step limit
@@ -579,11 +576,11 @@ func orTaken(out []uint32, x *nodeIndex, taken, only []uint64) {
 // recording in rec those whose walks ended the rule below. With v, the
 // tokens allowed are kept in v for the next mask (see verdict.ranges).
 func (m *Matcher) checkRanges(out []uint32, x *nodeIndex, base int, first *byteset.Set, rec *exitRecord, v *verdict) {
-	var keep *[]int32
+	var keep *verdict
 	if v != nil && len(x.ranges) > 0 {
 		m.verdicts.roomForRanges(v)
-		v.ranges = v.rangesBuf[:0]
-		keep = &v.ranges
+		v.ranges, v.rangesOver = v.rangesBuf[:0], false
+		keep = v
 	}
 	for k, r := range x.ranges {
 		if rec != nil {
@@ -595,7 +592,7 @@ func (m *Matcher) checkRanges(out []uint32, x *nodeIndex, base int, first *bytes
 		}
 	}
 	if keep != nil {
-		v.keepRanges()
+		keep.keepRanges()
 	}
 }
 
@@ -630,9 +627,8 @@ func (m *Matcher) checkSome(out []uint32, x *nodeIndex, f int32, sufs, ranges []
 // depth base (the caller's continuation): each token's suffix after r.at
 // bytes is run, reusing the walk of the previous token's shared prefix,
 // and a subtree whose suffixes die at a shared byte is skipped at once.
-// With keep, the tokens allowed are appended to it too, up to one past
-// maxKeptRangeTokens.
-func (m *Matcher) checkRange(out []uint32, r exitRange, base int, first *byteset.Set, keep *[]int32) {
+// With keep, the tokens allowed are kept in it too (verdict.keepRange).
+func (m *Matcher) checkRange(out []uint32, r exitRange, base int, first *byteset.Set, keep *verdict) {
 	tr := m.c.voc.Trie
 	ids := tr.IDs()
 	stops := m.c.voc.trieStops
@@ -665,8 +661,8 @@ func (m *Matcher) checkRange(out []uint32, r exitRange, base int, first *byteset
 			// grammar may end, not by its bytes (see newNodeIndex).
 			if id := ids[i]; len(stops) == 0 || !slices.Contains(stops, id) {
 				out[id>>5] |= 1 << (uint32(id) & 31)
-				if keep != nil && len(*keep) <= maxKeptRangeTokens {
-					*keep = append(*keep, id) // one past the bound: too many
+				if keep != nil {
+					keep.keepRange(id)
 				}
 			}
 			continue

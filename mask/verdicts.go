@@ -8,17 +8,20 @@ package mask
 // moves along the rule's automaton, often to the same node (a string's
 // inside loops), and the frame it returns into stays. checkSuffixes runs
 // each distinct suffix from that frame, a pushdown step per byte, which is
-// most of what a mask costs there. Its verdicts depend on the suffixes and
-// the stack alone, so a matcher keeps the last few: for a classification
-// and a frame, which suffixes were taken. A frame is named by its id and
+// most of what a mask costs there, and walks the classification's ranges of
+// uncertain tokens (exitRange) the same way. Their verdicts depend on the
+// suffixes, the ranges and the stack alone, so a matcher keeps the last
+// few: for a classification and a frame, which suffixes were taken and
+// which of the ranges' tokens were allowed. A frame is named by its id and
 // its stamp (pda.State.FrameStamp), which no other frame has ever had, so
 // a kept verdict is never read for another stack, whatever was rolled
 // back since.
 
 // keptVerdicts is how many (classification, frame) pairs a matcher keeps
-// verdicts for: a mask has a few tops, each with at most two suffix tables
-// (a derived classification's and its base's), and a document's values
-// come back to the same few rules. The least recently used goes first.
+// verdicts for: a mask has a few tops, each with at most two
+// classifications to decide (a derived classification and its base), and
+// a document's values come back to the same few rules. The least recently
+// used goes first.
 const keptVerdicts = 16
 
 // minVerdictWords is the least room a kept verdict is given, in words of
@@ -40,18 +43,19 @@ type verdicts struct {
 // tokens they allowed at that frame, unless there were more than
 // maxKeptRangeTokens (nil: the ranges are walked again).
 type verdict struct {
-	x         *nodeIndex
-	frame     int32
-	stamp     uint64
-	taken     []uint64
-	ranges    []int32 // the tokens x's ranges allowed; nil: not kept
-	rangesBuf []int32 // ranges' room, kept across entries
-	used      uint64  // the tick it was last found or started at
+	x          *nodeIndex
+	frame      int32
+	stamp      uint64
+	taken      []uint64
+	ranges     []int32 // the tokens x's ranges allowed; nil: not kept
+	rangesBuf  []int32 // ranges' room, kept across entries
+	rangesOver bool    // while ranges is recorded: more than it keeps
+	used       uint64  // the tick it was last found or started at
 }
 
 // maxKeptRangeTokens bounds the tokens a verdict keeps for x's ranges: a
 // mask that allows more walks the ranges again.
-const maxKeptRangeTokens = 4096
+const maxKeptRangeTokens = 1024
 
 // minKeptRangeRoom is the room each verdict is first given for its
 // ranges' tokens (roomForRanges).
@@ -72,6 +76,15 @@ func (v *verdicts) roomForRanges(e *verdict) {
 	}
 }
 
+// keepRange records that x's ranges allowed token id (checkRange).
+func (e *verdict) keepRange(id int32) {
+	if len(e.ranges) < maxKeptRangeTokens {
+		e.ranges = append(e.ranges, id)
+	} else {
+		e.rangesOver = true
+	}
+}
+
 // keepRanges ends the recording of the ranges' tokens (checkRanges):
 // ranges is kept (not nil, even where empty) unless there were more than
 // maxKeptRangeTokens.
@@ -79,7 +92,7 @@ func (e *verdict) keepRanges() {
 	if cap(e.ranges) > cap(e.rangesBuf) {
 		e.rangesBuf = e.ranges[:0] // grown by append: keep its room
 	}
-	if len(e.ranges) > maxKeptRangeTokens {
+	if e.rangesOver {
 		e.ranges = nil
 	}
 }
