@@ -205,14 +205,18 @@ func (c *Compiled) claimIndex(n int32, background bool, compute func() *nodeInde
 	if b, ok := c.busy[n]; ok {
 		// Another goroutine is classifying n: its result is what this one
 		// would compute, and it has a head start. Where it is background
-		// work, it may be parked while fills run (fillgate), the fill that
-		// waits here among them: let it go on while this one waits.
+		// work, it may be parked while fills run (fillgate); where this one
+		// is not (a fill, or a matcher's own mask), let it go on while this
+		// one waits. Background work waiting on background work waits its
+		// turn.
 		c.mu.Unlock()
-		if b.background {
+		c.stats.waits.Add(1)
+		wake := b.background && !background
+		if wake {
 			fillgate.BeginWait()
 		}
 		<-b.done
-		if b.background {
+		if wake {
 			fillgate.EndWait()
 		}
 		if x := c.index[n].Load(); x != nil {
@@ -363,6 +367,7 @@ func (c *Compiled) takeMissedShape(n int32) (*shapeBuf, bool) {
 type indexStats struct {
 	classified, warmed atomic.Int64 // by matchers, by Warm
 	work, warmWork     atomic.Int64 // their work (see classify)
+	waits              atomic.Int64 // waits for another goroutine's classification of a node (tests)
 }
 
 // IndexStats counts the node classifications of a grammar's token index:

@@ -225,3 +225,56 @@ func TestWarmingStepsAsideForFills(t *testing.T) {
 	require.Greater(t, parked, 1, "fewer than two classifications reached a checkpoint: the test measures little")
 	t.Logf("%d classifications parked", parked)
 }
+
+// TestBackgroundWaitsItsTurn checks that background work waiting on a
+// node that other background work is classifying (two warming goroutines
+// meeting the same node) does not open the gate: the classification stays
+// parked while the fill runs, and both go on once it ends.
+func TestBackgroundWaitsItsTurn(t *testing.T) {
+	vocab := vocabtest.Core(t)
+	ResetSharedIndex(vocab)
+	c := compileWarmSchema(t)
+	defer fillgate.SetMaxWait(fillgate.SetMaxWait(time.Hour))
+	deadline := time.Now().Add(time.Minute) // a guard, not a measure
+	filling := false
+	defer func() {
+		if filling {
+			fillgate.Exit() // a failed check must not leave the gate closed
+		}
+	}()
+	for _, n := range c.warmNodes() {
+		if c.index[n].Load() != nil {
+			continue
+		}
+		fillgate.Enter()
+		filling = true
+		first := make(chan *nodeIndex, 1)
+		go func() { first <- c.indexNode(n, true) }()
+		for fillgate.Parked() == 0 && len(first) == 0 {
+			require.False(t, time.Now().After(deadline), "node %d: neither classified nor parked", n)
+			runtime.Gosched()
+		}
+		if fillgate.Parked() == 0 {
+			fillgate.Exit() // too little work to reach a checkpoint
+			filling = false
+			require.NotNil(t, <-first)
+			continue
+		}
+		waits := c.stats.waits.Load()
+		second := make(chan *nodeIndex, 1)
+		go func() { second <- c.indexNode(n, true) }()
+		for c.stats.waits.Load() == waits {
+			require.False(t, time.Now().After(deadline), "node %d: the second never waited", n)
+			runtime.Gosched()
+		}
+		require.Zero(t, fillgate.Waiting(), "node %d: background waiting on background opened the gate", n)
+		require.Equal(t, 1, fillgate.Parked(), "node %d: the first classification went on while the fill runs", n)
+		fillgate.Exit()
+		filling = false
+		x := <-first
+		require.NotNil(t, x)
+		require.Same(t, x, <-second)
+		return
+	}
+	t.Fatal("no classification reached a checkpoint: the test measures nothing")
+}

@@ -22,11 +22,11 @@
 // background work (a fill that needs the node a warming walk is
 // classifying) marks its wait (BeginWait, EndWait): while one waits,
 // nothing parks, and the parked go. No goroutine stays parked longer than
-// MaxWait. And once a wait has ended at MaxWait, with fills still running,
-// nothing parks for the next MaxWait: fills back to back (a process
-// filling from many goroutines, or with no forward pass between its
-// steps) halve the background's share of the processors at worst, never
-// stop it.
+// MaxWait. And the gate holds the background back for about half of the
+// time at most: over each stretch of a few MaxWaits, nothing parks once
+// some goroutine has been parked for half of it (plus MaxWait), so fills
+// back to back (a process filling from many goroutines, or with no
+// forward pass between its steps) slow the background but never stop it.
 package fillgate
 
 import (
@@ -45,21 +45,28 @@ var std = newGate(MaxWait)
 // gate is what Enter, Exit, BeginWait, EndWait and Yield work on. Only tests make
 // their own.
 type gate struct {
-	filling atomic.Int32 // fills running; read without mu by Yield's fast path
-	waiting atomic.Int32 // goroutines waiting on background work (BeginWait)
-	maxWait atomic.Int64 // a Yield's longest wait, in nanoseconds
+	filling   atomic.Int32  // fills running; read without mu by Yield's fast path
+	waiting   atomic.Int32  // goroutines waiting on background work (BeginWait)
+	maxWait   atomic.Int64  // a Yield's longest wait, in nanoseconds
+	allowance time.Duration // the time held back beyond half (mayParkLocked): MaxWait but in tests
 
-	mu        sync.Mutex
-	open      chan struct{} // closed when the parked may go; nil while none waits
-	freeUntil time.Time     // after a wait that timed out: nothing parks before this
-	now       func() time.Time
+	mu   sync.Mutex
+	open chan struct{} // closed when the parked may go; nil while none waits
+	now  func() time.Time
+	// The share of time the gate holds the background back: since epoch,
+	// closed is the time some goroutine was parked, not counting the
+	// stretch going on since closedSince (zero: none parked now).
+	epoch       time.Time
+	closed      time.Duration
+	closedSince time.Time
+	parkedNow   int // goroutines parked, under mu
 
 	parked   atomic.Int32 // goroutines parked in Yield
 	timeouts atomic.Int64 // Yields that ended at maxWait, the fills still running
 }
 
 func newGate(maxWait time.Duration) *gate {
-	g := &gate{now: time.Now}
+	g := &gate{now: time.Now, allowance: maxWait}
 	g.maxWait.Store(int64(maxWait))
 	return g
 }
@@ -90,6 +97,10 @@ func Yield() { std.Yield() }
 func SetMaxWait(d time.Duration) time.Duration {
 	return time.Duration(std.maxWait.Swap(int64(d)))
 }
+
+// Waiting returns how many goroutines wait on background work now
+// (BeginWait).
+func Waiting() int { return int(std.waiting.Load()) }
 
 // Parked returns how many goroutines are parked in Yield now.
 func Parked() int { return int(std.parked.Load()) }
@@ -123,10 +134,29 @@ func (g *gate) BeginWait() {
 // EndWait ends a wait that BeginWait began.
 func (g *gate) EndWait() { g.waiting.Add(-1) }
 
+// epochLength is how many allowances (MaxWait) the gate's share of time
+// is counted over.
+const epochLength = 10
+
 // mayParkLocked reports whether a Yield may park now: fills run, none
-// waits on background work, and no wait timed out less than maxWait ago.
+// waits on background work, and the background has been held back for no
+// more than half of the time since the epoch began, plus the allowance.
 func (g *gate) mayParkLocked() bool {
-	return g.filling.Load() > 0 && g.waiting.Load() == 0 && !g.now().Before(g.freeUntil)
+	if g.filling.Load() == 0 || g.waiting.Load() > 0 {
+		return false
+	}
+	now := g.now()
+	if now.Sub(g.epoch) > epochLength*g.allowance {
+		g.epoch, g.closed = now, 0
+		if !g.closedSince.IsZero() {
+			g.closedSince = now
+		}
+	}
+	closed := g.closed
+	if !g.closedSince.IsZero() {
+		closed += now.Sub(g.closedSince)
+	}
+	return closed <= now.Sub(g.epoch)/2+g.allowance
 }
 
 // openLocked lets the parked go.
@@ -141,8 +171,8 @@ func (g *gate) openLocked() {
 func (g *gate) Filling() bool { return g.filling.Load() > 0 }
 
 // Yield parks the caller while fills run and no goroutine waits on
-// background work, for g's longest wait at most, unless a wait timed out
-// less than that long ago.
+// background work, for g's longest wait at most, unless the background has
+// been held back for its share of the time (mayParkLocked).
 func (g *gate) Yield() {
 	if g.filling.Load() == 0 {
 		return // the checkpoints' common case: one atomic load
@@ -167,20 +197,25 @@ func (g *gate) Yield() {
 		}
 	}
 	open := g.open
+	if g.parkedNow++; g.parkedNow == 1 {
+		g.closedSince = g.now()
+	}
 	g.mu.Unlock()
 	g.parked.Add(1)
-	defer g.parked.Add(-1)
-	wait := time.Duration(g.maxWait.Load())
-	t := time.NewTimer(wait)
-	defer t.Stop()
+	t := time.NewTimer(time.Duration(g.maxWait.Load()))
 	select {
 	case <-open:
 	case <-t.C:
 		g.timeouts.Add(1)
-		g.mu.Lock()
-		g.freeUntil = g.now().Add(wait)
-		g.mu.Unlock()
 	}
+	t.Stop()
+	g.mu.Lock()
+	if g.parkedNow--; g.parkedNow == 0 {
+		g.closed += g.now().Sub(g.closedSince)
+		g.closedSince = time.Time{}
+	}
+	g.mu.Unlock()
+	g.parked.Add(-1)
 }
 
 // Context returns ctx, whose Err yields (Yield) before it answers: work

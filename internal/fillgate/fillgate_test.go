@@ -129,33 +129,60 @@ func TestBeginWaitLetsTheParkedGo(t *testing.T) {
 	g.EndWait()
 }
 
-// TestYieldWaitsAtMostMaxWait checks the bounds for fills that never end:
-// a wait ends at maxWait, and nothing parks for maxWait after that.
+// TestYieldWaitsAtMostMaxWait checks that a wait ends at maxWait, the
+// fill still running.
 func TestYieldWaitsAtMostMaxWait(t *testing.T) {
 	g := newGate(time.Millisecond)
-	clock := time.Unix(1000, 0)
-	g.now = func() time.Time { return clock }
 	g.Enter()
 	defer g.Exit()
 	g.Yield() // returns while the fill still runs
 	if got := g.timeouts.Load(); got != 1 {
 		t.Fatalf("%d timeouts counted, want 1", got)
 	}
-	// Free for maxWait on the clock: no park (else a second timeout).
-	for range 3 {
-		g.Yield()
-		clock = clock.Add(time.Millisecond / 4)
-	}
-	if got := g.timeouts.Load(); got != 1 {
-		t.Fatalf("%d timeouts counted, want 1: a Yield parked less than maxWait after a timeout", got)
-	}
-	clock = clock.Add(time.Millisecond / 4)
-	g.Yield() // maxWait after the timeout: parks again
-	if got := g.timeouts.Load(); got != 2 {
-		t.Fatalf("%d timeouts counted, want 2", got)
-	}
 	if got := g.parked.Load(); got != 0 {
 		t.Fatalf("%d goroutines still counted parked", got)
+	}
+}
+
+// TestGateHoldsBackHalfTheTimeAtMost checks the share of time the gate
+// holds the background back, on a fake clock, with fills that end for an
+// instant between them (a filler whose steps run back to back): once a
+// goroutine has been parked for half the time since the epoch began plus
+// the allowance, nothing parks until the rest of the time catches up.
+func TestGateHoldsBackHalfTheTimeAtMost(t *testing.T) {
+	g := newGate(time.Hour) // parks end when a fill does, never by the timer
+	g.allowance = time.Millisecond
+	clock := time.Unix(1000, 0)
+	g.now = func() time.Time { return clock }
+	ms := func(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
+	start := clock
+
+	g.Enter()
+	done := park(t, g) // the epoch begins
+	clock = start.Add(ms(5))
+	g.Exit() // parked 5 ms of 5
+	if !returns(done) {
+		t.Fatal("Yield still parked after Exit")
+	}
+
+	g.Enter()
+	free := make(chan struct{})
+	go func() {
+		g.Yield()
+		close(free)
+	}()
+	if !returns(free) {
+		t.Fatal("Yield parked with the background held back for 5 ms of 5")
+	}
+	clock = start.Add(ms(8)) // 5 ms of 8: within half and the allowance
+	done = park(t, g)
+	clock = start.Add(ms(9))
+	g.Exit()
+	if !returns(done) {
+		t.Fatal("Yield still parked after Exit")
+	}
+	if got := g.timeouts.Load(); got != 0 {
+		t.Fatalf("%d timeouts, want none", got)
 	}
 }
 
