@@ -78,11 +78,17 @@ func (v *verdicts) roomForRanges(e *verdict) {
 
 // keepRange records that x's ranges allowed token id (checkRange).
 func (e *verdict) keepRange(id int32) {
-	if len(e.ranges) < maxKeptRangeTokens {
-		e.ranges = append(e.ranges, id)
-	} else {
+	switch n := len(e.ranges); {
+	case n == maxKeptRangeTokens:
 		e.rangesOver = true
+		return
+	case n == cap(e.ranges):
+		// Grown by hand, so that the room never passes the bound.
+		grown := make([]int32, n, min(2*n, maxKeptRangeTokens))
+		copy(grown, e.ranges)
+		e.ranges = grown
 	}
+	e.ranges = append(e.ranges, id)
 }
 
 // keepRanges ends the recording of the ranges' tokens (checkRanges):

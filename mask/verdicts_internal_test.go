@@ -33,6 +33,7 @@ func TestVerdictKeepsRangesUpToItsBound(t *testing.T) {
 		require.NotNil(t, e.ranges, "%d tokens: not kept", tc.tokens)
 		require.Len(t, e.ranges, tc.tokens)
 		require.GreaterOrEqual(t, cap(e.rangesBuf), tc.tokens, "grown room not kept")
+		require.LessOrEqual(t, cap(e.rangesBuf), maxKeptRangeTokens, "room grown past the bound")
 		// The next recording in this entry starts empty.
 		e = v.start(0, 2, 8)
 		require.Nil(t, e.ranges)
