@@ -210,11 +210,11 @@ func (c *Compiled) claimIndex(n int32, background bool, compute func() *nodeInde
 		// one waits. Background work waiting on background work waits its
 		// turn.
 		c.mu.Unlock()
-		c.stats.waits.Add(1)
 		wake := b.background && !background
 		if wake {
 			fillgate.BeginWait()
 		}
+		c.stats.waits.Add(1)
 		<-b.done
 		if wake {
 			fillgate.EndWait()

@@ -79,7 +79,7 @@ func (v *verdicts) roomForRanges(e *verdict) {
 // keepRange records that x's ranges allowed token id (checkRange).
 func (e *verdict) keepRange(id int32) {
 	switch n := len(e.ranges); {
-	case n == maxKeptRangeTokens:
+	case n >= maxKeptRangeTokens:
 		e.rangesOver = true
 		return
 	case n == cap(e.ranges):

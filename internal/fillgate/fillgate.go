@@ -22,11 +22,11 @@
 // background work (a fill that needs the node a warming walk is
 // classifying) marks its wait (BeginWait, EndWait): while one waits,
 // nothing parks, and the parked go. No goroutine stays parked longer than
-// MaxWait. And the gate holds the background back for about half of the
-// time at most: over each stretch of a few MaxWaits, nothing parks once
-// some goroutine has been parked for half of it (plus MaxWait), so fills
-// back to back (a process filling from many goroutines, or with no
-// forward pass between its steps) slow the background but never stop it.
+// MaxWait. And over any stretch of time, the gate holds the background
+// back for half of it at most, plus MaxWait, and for twice MaxWait at
+// most at once (a credit: settleLocked), so fills back to back (a process
+// filling from many goroutines, or with no forward pass between its
+// steps) slow the background but never stop it.
 package fillgate
 
 import (
@@ -45,28 +45,28 @@ var std = newGate(MaxWait)
 // gate is what Enter, Exit, BeginWait, EndWait and Yield work on. Only tests make
 // their own.
 type gate struct {
-	filling   atomic.Int32  // fills running; read without mu by Yield's fast path
-	waiting   atomic.Int32  // goroutines waiting on background work (BeginWait)
-	maxWait   atomic.Int64  // a Yield's longest wait, in nanoseconds
-	allowance time.Duration // the time held back beyond half (mayParkLocked): MaxWait but in tests
+	filling atomic.Int32 // fills running; read without mu by Yield's fast path
+	waiting atomic.Int32 // goroutines waiting on background work (BeginWait)
+	maxWait atomic.Int64 // a Yield's longest wait, in nanoseconds
 
 	mu   sync.Mutex
 	open chan struct{} // closed when the parked may go; nil while none waits
 	now  func() time.Time
-	// The share of time the gate holds the background back: since epoch,
-	// closed is the time some goroutine was parked, not counting the
-	// stretch going on since closedSince (zero: none parked now).
-	epoch       time.Time
-	closed      time.Duration
-	closedSince time.Time
-	parkedNow   int // goroutines parked, under mu
+	// The background's credit of time to be held back (see settleLocked):
+	// it grows at half the rate of time, up to most, and shrinks at the
+	// full rate while holding is set (a goroutine is parked on open).
+	credit  time.Duration
+	most    time.Duration
+	settled time.Time // when credit was last brought up to date
+	holding bool
+	onOpen  int // goroutines parked on open
 
 	parked   atomic.Int32 // goroutines parked in Yield
 	timeouts atomic.Int64 // Yields that ended at maxWait, the fills still running
 }
 
 func newGate(maxWait time.Duration) *gate {
-	g := &gate{now: time.Now, allowance: maxWait}
+	g := &gate{now: time.Now, credit: maxWait, most: maxWait}
 	g.maxWait.Store(int64(maxWait))
 	return g
 }
@@ -134,36 +134,45 @@ func (g *gate) BeginWait() {
 // EndWait ends a wait that BeginWait began.
 func (g *gate) EndWait() { g.waiting.Add(-1) }
 
-// epochLength is how many allowances (MaxWait) the gate's share of time
-// is counted over.
-const epochLength = 10
-
-// mayParkLocked reports whether a Yield may park now: fills run, none
-// waits on background work, and the background has been held back for no
-// more than half of the time since the epoch began, plus the allowance.
-func (g *gate) mayParkLocked() bool {
-	if g.filling.Load() == 0 || g.waiting.Load() > 0 {
-		return false
-	}
+// settleLocked brings the credit up to now: half the time since it was
+// last settled comes in, and all of it goes out while the gate holds a
+// goroutine. So over any stretch the background is held back for half of
+// it at most, plus most; and the longest it is held back at once is twice
+// most.
+func (g *gate) settleLocked() {
 	now := g.now()
-	if now.Sub(g.epoch) > epochLength*g.allowance {
-		g.epoch, g.closed = now, 0
-		if !g.closedSince.IsZero() {
-			g.closedSince = now
-		}
+	d := now.Sub(g.settled)
+	g.settled = now
+	if d <= 0 {
+		return // the first settling, or a clock that went back
 	}
-	closed := g.closed
-	if !g.closedSince.IsZero() {
-		closed += now.Sub(g.closedSince)
+	if g.holding {
+		g.credit -= d
 	}
-	return closed <= now.Sub(g.epoch)/2+g.allowance
+	g.credit = min(g.credit+d/2, g.most)
 }
 
-// openLocked lets the parked go.
+// mayParkLocked reports whether a Yield may park now, and for how long at
+// most: fills run, none waits on background work, and there is credit.
+func (g *gate) mayParkLocked() (time.Duration, bool) {
+	if g.filling.Load() == 0 || g.waiting.Load() > 0 {
+		return 0, false
+	}
+	g.settleLocked()
+	if g.credit <= 0 {
+		return 0, false
+	}
+	// Held, the credit shrinks at half the rate of time: it lasts twice.
+	return min(time.Duration(g.maxWait.Load()), 2*g.credit), true
+}
+
+// openLocked lets the parked go. The time they take to run again is not
+// held against the background.
 func (g *gate) openLocked() {
 	if g.open != nil {
+		g.settleLocked()
 		close(g.open)
-		g.open = nil
+		g.open, g.holding, g.onOpen = nil, false, 0
 	}
 }
 
@@ -172,13 +181,13 @@ func (g *gate) Filling() bool { return g.filling.Load() > 0 }
 
 // Yield parks the caller while fills run and no goroutine waits on
 // background work, for g's longest wait at most, unless the background has
-// been held back for its share of the time (mayParkLocked).
+// been held back for its share of the time (settleLocked).
 func (g *gate) Yield() {
 	if g.filling.Load() == 0 {
 		return // the checkpoints' common case: one atomic load
 	}
 	g.mu.Lock()
-	if !g.mayParkLocked() {
+	if _, ok := g.mayParkLocked(); !ok {
 		g.mu.Unlock()
 		return
 	}
@@ -188,7 +197,7 @@ func (g *gate) Yield() {
 		g.mu.Unlock()
 		fresh := make(chan struct{})
 		g.mu.Lock()
-		if !g.mayParkLocked() {
+		if _, ok := g.mayParkLocked(); !ok {
 			g.mu.Unlock()
 			return
 		}
@@ -196,25 +205,28 @@ func (g *gate) Yield() {
 			g.open = fresh
 		}
 	}
+	wait, _ := g.mayParkLocked()
 	open := g.open
-	if g.parkedNow++; g.parkedNow == 1 {
-		g.closedSince = g.now()
-	}
+	g.onOpen++
+	g.holding = true
 	g.mu.Unlock()
 	g.parked.Add(1)
-	t := time.NewTimer(time.Duration(g.maxWait.Load()))
+	t := time.NewTimer(wait)
 	select {
 	case <-open:
 	case <-t.C:
 		g.timeouts.Add(1)
+		g.mu.Lock()
+		if g.open == open {
+			// Still shut: this one is held no more.
+			if g.onOpen--; g.onOpen == 0 {
+				g.settleLocked()
+				g.holding = false
+			}
+		}
+		g.mu.Unlock()
 	}
 	t.Stop()
-	g.mu.Lock()
-	if g.parkedNow--; g.parkedNow == 0 {
-		g.closed += g.now().Sub(g.closedSince)
-		g.closedSince = time.Time{}
-	}
-	g.mu.Unlock()
 	g.parked.Add(-1)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -144,45 +145,103 @@ func TestYieldWaitsAtMostMaxWait(t *testing.T) {
 	}
 }
 
-// TestGateHoldsBackHalfTheTimeAtMost checks the share of time the gate
-// holds the background back, on a fake clock, with fills that end for an
-// instant between them (a filler whose steps run back to back): once a
-// goroutine has been parked for half the time since the epoch began plus
-// the allowance, nothing parks until the rest of the time catches up.
-func TestGateHoldsBackHalfTheTimeAtMost(t *testing.T) {
-	g := newGate(time.Hour) // parks end when a fill does, never by the timer
-	g.allowance = time.Millisecond
-	clock := time.Unix(1000, 0)
-	g.now = func() time.Time { return clock }
-	ms := func(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
-	start := clock
+// fakeClock is a gate's clock in tests: set by the test, read by the
+// gate's goroutines.
+type fakeClock struct{ ns atomic.Int64 }
 
-	g.Enter()
-	done := park(t, g) // the epoch begins
-	clock = start.Add(ms(5))
-	g.Exit() // parked 5 ms of 5
-	if !returns(done) {
-		t.Fatal("Yield still parked after Exit")
-	}
+func (c *fakeClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *fakeClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
-	g.Enter()
-	free := make(chan struct{})
+// tryYield runs g.Yield on a goroutine and reports whether it parked,
+// with a channel closed when it returns.
+func tryYield(t *testing.T, g *gate) (bool, <-chan struct{}) {
+	t.Helper()
+	before := g.parked.Load()
+	done := make(chan struct{})
 	go func() {
 		g.Yield()
-		close(free)
+		close(done)
 	}()
-	if !returns(free) {
-		t.Fatal("Yield parked with the background held back for 5 ms of 5")
+	deadline := time.Now().Add(10 * time.Second) // a guard, not a measure
+	for {
+		select {
+		case <-done:
+			return false, done
+		default:
+		}
+		if g.parked.Load() > before {
+			return true, done
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Yield neither parked nor returned")
+		}
+		runtime.Gosched()
 	}
-	clock = start.Add(ms(8)) // 5 ms of 8: within half and the allowance
-	done = park(t, g)
-	clock = start.Add(ms(9))
-	g.Exit()
-	if !returns(done) {
-		t.Fatal("Yield still parked after Exit")
+}
+
+// TestGateHoldsBackHalfTheTimeAtMost checks the background's share of time
+// on a fake clock in hours (no park may end by its timer), with fills that
+// end for an instant between them, as a filler's steps back to back do:
+// over the run the gate holds the background back for half of it at most,
+// plus its credit (an hour here), and for twice the credit at most at
+// once; and it does park whenever there is credit.
+func TestGateHoldsBackHalfTheTimeAtMost(t *testing.T) {
+	g := newGate(time.Hour)
+	var clock fakeClock
+	clock.ns.Store(int64(1000 * time.Hour))
+	g.now = clock.now
+	const step = 15 * time.Minute
+	var held, longest, run, elapsed time.Duration
+	for round := range 40 {
+		g.Enter()
+		parked, done := tryYield(t, g)
+		clock.advance(step)
+		elapsed += step
+		g.Exit()
+		if !returns(done) {
+			t.Fatalf("round %d: Yield still parked after Exit", round)
+		}
+		if parked {
+			held += step
+			run += step
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	if held > elapsed/2+time.Hour {
+		t.Fatalf("held back %v of %v: more than half plus the credit", held, elapsed)
+	}
+	if longest > 2*time.Hour {
+		t.Fatalf("held back %v at once: more than twice the credit", longest)
+	}
+	// The credit spent, the background is held back every other round.
+	if want := 6 * time.Hour; held != want {
+		t.Fatalf("held back %v of %v, want %v: a Yield with credit did not park", held, elapsed, want)
 	}
 	if got := g.timeouts.Load(); got != 0 {
 		t.Fatalf("%d timeouts, want none", got)
+	}
+}
+
+// TestGateChargesOverlappingParksOnce checks that two goroutines parked at
+// once hold the background back for the time, not twice the time.
+func TestGateChargesOverlappingParksOnce(t *testing.T) {
+	g := newGate(time.Hour)
+	var clock fakeClock
+	clock.ns.Store(int64(1000 * time.Hour))
+	g.now = clock.now
+	g.Enter()
+	a, b := park(t, g), park(t, g)
+	clock.advance(time.Hour) // credit: 1h - 1h + 30m
+	g.Exit()
+	if !returns(a) || !returns(b) {
+		t.Fatal("Yield still parked after Exit")
+	}
+	g.Enter()
+	defer g.Exit()
+	if parked, _ := tryYield(t, g); !parked {
+		t.Fatal("no park with 30 minutes of credit left: the overlapping parks were charged twice")
 	}
 }
 
