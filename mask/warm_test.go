@@ -165,60 +165,84 @@ func TestWarmWithinPreparesKeys(t *testing.T) {
 	assert.Equal(t, 1, keys)
 }
 
+// gateTest holds the process's fill gate for a test of background
+// classifications under fills: parks never time out (a goroutine left
+// parked hangs the test rather than goes on after a while), and a fill
+// that a failed check left running is ended.
+type gateTest struct {
+	t        *testing.T
+	c        *Compiled
+	filling  bool
+	deadline time.Time // a guard, not a measure
+}
+
+// newGateTest compiles the warming schema with the shared index reset, so
+// that its nodes are classified, not taken.
+func newGateTest(t *testing.T) *gateTest {
+	ResetSharedIndex(vocabtest.Core(t))
+	g := &gateTest{t: t, c: compileWarmSchema(t), deadline: time.Now().Add(time.Minute)}
+	old := fillgate.SetMaxWait(time.Hour)
+	t.Cleanup(func() {
+		g.exit()
+		fillgate.SetMaxWait(old)
+	})
+	return g
+}
+
+func (g *gateTest) enter() { fillgate.Enter(); g.filling = true }
+
+func (g *gateTest) exit() {
+	if g.filling {
+		fillgate.Exit()
+		g.filling = false
+	}
+}
+
+// classify starts the background classification of node n under a fill
+// (enter), and returns once it has parked (parked) or finished, with a
+// channel that receives its result.
+func (g *gateTest) classify(n int32) (done <-chan *nodeIndex, parked bool) {
+	g.enter()
+	ch := make(chan *nodeIndex, 1)
+	go func() { ch <- g.c.indexNode(n, true) }()
+	for fillgate.Parked() == 0 && len(ch) == 0 {
+		require.False(g.t, time.Now().After(g.deadline), "node %d: neither classified nor parked", n)
+		runtime.Gosched()
+	}
+	return ch, fillgate.Parked() > 0
+}
+
 // TestWarmingStepsAsideForFills checks that a background classification
 // parks while a fill runs (walkDFA.tick, fillgate), and that a fill that
 // needs the very node being classified lets it go on (claimIndex): with
 // parks that never time out, the fill would wait for ever. Each node is
 // classified under a fill of its own, as a batch's steps would.
 func TestWarmingStepsAsideForFills(t *testing.T) {
-	vocab := vocabtest.Core(t)
-	ResetSharedIndex(vocab) // so that the nodes are classified, not taken
-	c := compileWarmSchema(t)
-	defer fillgate.SetMaxWait(fillgate.SetMaxWait(time.Hour))
-	deadline := time.Now().Add(time.Minute) // a guard, not a measure
-	parked, filling := 0, false
-	defer func() {
-		if filling {
-			fillgate.Exit() // a failed check must not leave the gate closed
-		}
-	}()
+	g := newGateTest(t)
+	c := g.c
+	parked := 0
 	for _, n := range c.warmNodes() {
 		if c.index[n].Load() != nil {
 			continue
 		}
-		fillgate.Enter() // a fill is running
-		filling = true
-		done := make(chan *nodeIndex, 1)
-		go func() { done <- c.indexNode(n, true) }()
+		done, ok := g.classify(n)
 		var x *nodeIndex
-	wait:
-		for {
+		if !ok {
+			x = <-done // too little work to reach a checkpoint
+		} else {
+			parked++
+			// The fill meets node n: it waits for the warming's
+			// classification, which must go on.
+			got := make(chan *nodeIndex, 1)
+			go func() { got <- c.nodeIndex(n) }()
 			select {
-			case x = <-done:
-				break wait // too little work to reach a checkpoint
-			default:
+			case x = <-got:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("node %d: the fill waits on a parked classification", n)
 			}
-			if fillgate.Parked() > 0 {
-				parked++
-				// The fill meets node n: it waits for the warming's
-				// classification, which must go on.
-				got := make(chan *nodeIndex, 1)
-				go func() { got <- c.nodeIndex(n) }()
-				select {
-				case x = <-got:
-				case <-time.After(10 * time.Second):
-					t.Fatalf("node %d: the fill waits on a parked classification", n)
-				}
-				require.Same(t, x, <-done, "node %d: two classifications", n)
-				break wait
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("node %d: neither classified nor parked", n)
-			}
-			runtime.Gosched()
+			require.Same(t, x, <-done, "node %d: two classifications", n)
 		}
-		fillgate.Exit()
-		filling = false
+		g.exit()
 		require.NotNil(t, x)
 		require.NoError(t, x.err)
 	}
@@ -231,32 +255,15 @@ func TestWarmingStepsAsideForFills(t *testing.T) {
 // meeting the same node) does not open the gate: the classification stays
 // parked while the fill runs, and both go on once it ends.
 func TestBackgroundWaitsItsTurn(t *testing.T) {
-	vocab := vocabtest.Core(t)
-	ResetSharedIndex(vocab)
-	c := compileWarmSchema(t)
-	defer fillgate.SetMaxWait(fillgate.SetMaxWait(time.Hour))
-	deadline := time.Now().Add(time.Minute) // a guard, not a measure
-	filling := false
-	defer func() {
-		if filling {
-			fillgate.Exit() // a failed check must not leave the gate closed
-		}
-	}()
+	g := newGateTest(t)
+	c := g.c
 	for _, n := range c.warmNodes() {
 		if c.index[n].Load() != nil {
 			continue
 		}
-		fillgate.Enter()
-		filling = true
-		first := make(chan *nodeIndex, 1)
-		go func() { first <- c.indexNode(n, true) }()
-		for fillgate.Parked() == 0 && len(first) == 0 {
-			require.False(t, time.Now().After(deadline), "node %d: neither classified nor parked", n)
-			runtime.Gosched()
-		}
-		if fillgate.Parked() == 0 {
-			fillgate.Exit() // too little work to reach a checkpoint
-			filling = false
+		first, parked := g.classify(n)
+		if !parked {
+			g.exit() // too little work to reach a checkpoint
 			require.NotNil(t, <-first)
 			continue
 		}
@@ -264,13 +271,12 @@ func TestBackgroundWaitsItsTurn(t *testing.T) {
 		second := make(chan *nodeIndex, 1)
 		go func() { second <- c.indexNode(n, true) }()
 		for c.stats.waits.Load() == waits {
-			require.False(t, time.Now().After(deadline), "node %d: the second never waited", n)
+			require.False(t, time.Now().After(g.deadline), "node %d: the second never waited", n)
 			runtime.Gosched()
 		}
 		require.Zero(t, fillgate.Waiting(), "node %d: background waiting on background opened the gate", n)
 		require.Equal(t, 1, fillgate.Parked(), "node %d: the first classification went on while the fill runs", n)
-		fillgate.Exit()
-		filling = false
+		g.exit()
 		x := <-first
 		require.NotNil(t, x)
 		require.Same(t, x, <-second)
