@@ -244,6 +244,11 @@ func (c *Compiled) claimIndex(n int32, background bool, compute func() *nodeInde
 		}
 		c.mu.Unlock()
 		close(done)
+		if background {
+			// A fill may wait on n: let it run before this goroutine
+			// goes on to its next node.
+			fillgate.Handoff()
+		}
 	}()
 	x = compute()
 	return x

@@ -27,10 +27,20 @@
 // most at once (a credit: settleLocked), so fills back to back (a process
 // filling from many goroutines, or with no forward pass between its
 // steps) slow the background but never stop it.
+//
+// A fill goroutine that blocks for a moment (on a helper's row, on a node
+// being classified, on the collector) goes back to a run queue when it
+// wakes, and background work that does not step aside would keep it there
+// for up to 10 ms. So a Yield that may not park, the credit spent, still
+// gives its processor away (runtime.Gosched): a fill ready to run runs
+// first. And background work that finishes a node hands its processor off
+// (Handoff) where a goroutine waits on background work: the waiter was
+// woken onto that processor.
 package fillgate
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +62,9 @@ type gate struct {
 	mu   sync.Mutex
 	open chan struct{} // closed when the parked may go; nil while none waits
 	now  func() time.Time
+	// gosched gives the processor away without parking (runtime.Gosched;
+	// tests count the calls).
+	gosched func()
 	// The background's credit of time to be held back (see settleLocked):
 	// it grows at half the rate of time, up to most, and shrinks at the
 	// full rate while holding is set (a goroutine is parked on open).
@@ -62,11 +75,11 @@ type gate struct {
 	onOpen  int // goroutines parked on open
 
 	parked   atomic.Int32 // goroutines parked in Yield
-	timeouts atomic.Int64 // Yields that ended at maxWait, the fills still running
+	timeouts atomic.Int64 // Yields that ended by their time, the fills still running
 }
 
 func newGate(maxWait time.Duration) *gate {
-	g := &gate{now: time.Now, credit: maxWait, most: maxWait}
+	g := &gate{now: time.Now, gosched: runtime.Gosched, credit: maxWait, most: maxWait}
 	g.maxWait.Store(int64(maxWait))
 	return g
 }
@@ -87,6 +100,14 @@ func EndWait() { std.EndWait() }
 // Filling reports whether a fill is running.
 func Filling() bool { return std.Filling() }
 
+// Handoff gives the caller's processor away for a moment where a
+// goroutine waits on background work (BeginWait). Background work calls
+// it when it has finished what such a goroutine may wait on: the waiter,
+// woken onto the caller's processor, runs first then, and does not wait
+// there until the caller parks or is preempted, which the runtime does
+// after 10 ms.
+func Handoff() { std.Handoff() }
+
 // Yield parks the calling goroutine while fills run (for MaxWait at most),
 // and returns at once otherwise.
 func Yield() { std.Yield() }
@@ -105,8 +126,8 @@ func Waiting() int { return int(std.waiting.Load()) }
 // Parked returns how many goroutines are parked in Yield now.
 func Parked() int { return int(std.parked.Load()) }
 
-// Timeouts returns how many Yields have ended at MaxWait, with fills still
-// running.
+// Timeouts returns how many Yields have ended by their time (MaxWait, or
+// the credit left where that is shorter), with fills still running.
 func Timeouts() int64 { return std.timeouts.Load() }
 
 // Enter marks a fill as running, until the matching Exit. It allocates
@@ -179,33 +200,47 @@ func (g *gate) openLocked() {
 // Filling reports whether a fill is running.
 func (g *gate) Filling() bool { return g.filling.Load() > 0 }
 
+// Handoff gives the processor away (gosched) where a goroutine waits on
+// background work.
+func (g *gate) Handoff() {
+	if g.waiting.Load() > 0 {
+		g.gosched()
+	}
+}
+
 // Yield parks the caller while fills run and no goroutine waits on
 // background work, for g's longest wait at most, unless the background has
-// been held back for its share of the time (settleLocked).
+// been held back for its share of the time (settleLocked): then it lets a
+// fill that is ready to run go first, and goes on.
 func (g *gate) Yield() {
 	if g.filling.Load() == 0 {
 		return // the checkpoints' common case: one atomic load
 	}
 	g.mu.Lock()
-	if _, ok := g.mayParkLocked(); !ok {
-		g.mu.Unlock()
-		return
-	}
-	if g.open == nil {
+	wait, ok := g.mayParkLocked()
+	if ok && g.open == nil {
 		// Made outside the lock, which Exit takes: a fill never waits on
 		// an allocation.
 		g.mu.Unlock()
 		fresh := make(chan struct{})
 		g.mu.Lock()
-		if _, ok := g.mayParkLocked(); !ok {
-			g.mu.Unlock()
-			return
-		}
-		if g.open == nil {
+		if wait, ok = g.mayParkLocked(); ok && g.open == nil {
 			g.open = fresh
 		}
 	}
-	wait, _ := g.mayParkLocked()
+	if !ok {
+		spent := g.waiting.Load() == 0 && g.filling.Load() > 0
+		g.mu.Unlock()
+		if spent {
+			// Held back for its share, the caller goes on, but not before
+			// a fill that is ready to run has run: one that blocked for a
+			// moment (on a helper, on a node, on the collector) would else
+			// wait for a processor until this goroutine is preempted, which
+			// the runtime does after 10 ms.
+			g.gosched()
+		}
+		return
+	}
 	open := g.open
 	g.onOpen++
 	g.holding = true

@@ -47,19 +47,9 @@ func TestContext(t *testing.T) {
 // channel closed when Yield returns.
 func park(t *testing.T, g *gate) <-chan struct{} {
 	t.Helper()
-	before := g.parked.Load()
-	done := make(chan struct{})
-	go func() {
-		g.Yield()
-		close(done)
-	}()
-	for g.parked.Load() == before {
-		select {
-		case <-done:
-			t.Fatal("Yield returned without parking")
-		default:
-			runtime.Gosched()
-		}
+	parked, done := tryYield(t, g)
+	if !parked {
+		t.Fatal("Yield returned without parking")
 	}
 	return done
 }
@@ -245,9 +235,80 @@ func TestGateChargesOverlappingParksOnce(t *testing.T) {
 	}
 }
 
+// TestYieldWithoutCreditGivesTheProcessorAway checks that a Yield that may
+// not park, its credit spent, still lets a fill ready to run go first
+// (gosched), and that it does not where no fill runs or where a goroutine
+// waits on background work (the caller may be doing the work it waits on).
+func TestYieldWithoutCreditGivesTheProcessorAway(t *testing.T) {
+	g := newGate(time.Hour)
+	var clock fakeClock
+	clock.ns.Store(int64(1000 * time.Hour))
+	g.now = clock.now
+	var passes int
+	g.gosched = func() { passes++ }
+
+	g.Yield() // no fill
+	g.Enter()
+	a := park(t, g) // spends the hour of credit
+	clock.advance(2 * time.Hour)
+	g.Exit()
+	if !returns(a) {
+		t.Fatal("Yield still parked after Exit")
+	}
+	if passes != 0 {
+		t.Fatalf("%d passes with credit or without a fill, want 0", passes)
+	}
+	g.Enter()
+	defer g.Exit()
+	g.Yield() // credit spent: passes
+	if passes != 1 {
+		t.Fatalf("%d passes without credit, want 1", passes)
+	}
+	g.BeginWait()
+	g.Yield() // a goroutine waits on background work: goes on
+	g.EndWait()
+	if passes != 1 {
+		t.Fatalf("%d passes, want 1: a Yield beside a wait gave its processor away", passes)
+	}
+	if got := g.parked.Load(); got != 0 {
+		t.Fatalf("%d goroutines counted parked, want 0", got)
+	}
+}
+
+// TestHandoffOnlyForAWaiter checks that Handoff gives the processor away
+// where a goroutine waits on background work, and only there.
+func TestHandoffOnlyForAWaiter(t *testing.T) {
+	g := newGate(time.Hour)
+	var passes int
+	g.gosched = func() { passes++ }
+	g.Enter()
+	defer g.Exit()
+	g.Handoff()
+	if passes != 0 {
+		t.Fatalf("%d passes without a waiter, want 0", passes)
+	}
+	g.BeginWait()
+	g.Handoff()
+	g.EndWait()
+	if passes != 1 {
+		t.Fatalf("%d passes with a waiter, want 1", passes)
+	}
+	g.Handoff()
+	if passes != 1 {
+		t.Fatalf("%d passes after the wait ended, want 1", passes)
+	}
+}
+
 func TestEnterExitAllocateNothing(t *testing.T) {
 	g := newGate(time.Hour)
-	if n := testing.AllocsPerRun(100, func() { g.Enter(); g.BeginWait(); g.Yield(); g.EndWait(); g.Exit() }); n != 0 {
-		t.Fatalf("Enter, BeginWait, a Yield beside the wait, EndWait and Exit allocate %v times", n)
+	if n := testing.AllocsPerRun(100, func() {
+		g.Enter()
+		g.BeginWait()
+		g.Yield()
+		g.Handoff()
+		g.EndWait()
+		g.Exit()
+	}); n != 0 {
+		t.Fatalf("Enter, BeginWait, a Yield and a Handoff beside the wait, EndWait and Exit allocate %v times", n)
 	}
 }
