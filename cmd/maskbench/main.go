@@ -122,7 +122,7 @@ func main() {
 	continuous := flag.Bool("continuous", false, "with -batch: continuous batching (a finished sequence's slot takes the next sequence at once)")
 	workers := flag.Int("workers", 2, "BatchFiller goroutines for -batch")
 	compileWorkers := flag.Int("compile-workers", 1, "with -batch: compiles run at once (CompilerOptions.Workers)")
-	threadCPU := flag.Bool("thread-cpu", false, "with -fresh or -fresh-per-schema (Linux): also read each mask's thread CPU time, to tell a slow mask from one whose thread was off the CPU")
+	threadCPU := flag.Bool("thread-cpu", false, "with -fresh, -fresh-per-schema or -batch (Linux): also read each mask's (with -batch, each step caller's) thread CPU time, to tell a slow mask from one whose thread was off the CPU")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	stalls := flag.Duration("stalls", 0, "only spin one goroutine this long reading the clock, and print the gaps: the machine's own stalls")
 	flag.Parse()
@@ -191,6 +191,7 @@ func main() {
 	if *batch > 0 {
 		opts.Forward = *forward
 		opts.CompileWorkers = *compileWorkers
+		opts.ThreadCPU = *threadCPU
 		run := maskbench.RunFreshBatch
 		if *continuous {
 			run = maskbench.RunFreshContinuous

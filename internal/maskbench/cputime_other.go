@@ -9,3 +9,5 @@ import "time"
 const haveThreadCPU = false
 
 func threadCPU() time.Duration { return 0 }
+
+func threadID() int { return 0 }

@@ -103,6 +103,10 @@ func TestRunFreshThreadCPU(t *testing.T) {
 	assert.LessOrEqual(t, rep.OffCPU, rep.Masks.Len())
 	assert.Contains(t, rep.Summary(), "thread CPU per mask p99 ")
 	t.Log(rep.Summary())
+	if runtime.GOOS != "linux" {
+		_, err := maskbench.RunFreshBatch(o, 4, 2)
+		require.Error(t, err, "a batch run reading thread CPU")
+	}
 	o.ThreadCPU = false
 	rep, err = maskbench.RunFresh(o)
 	require.NoError(t, err)
@@ -162,14 +166,15 @@ func TestRunFreshBatch(t *testing.T) {
 		size, workers int
 		continuous    bool
 		forward       time.Duration
-		compilers     int // Options.CompileWorkers
+		compilers     int  // Options.CompileWorkers
+		threadCPU     bool // Options.ThreadCPU, where the platform has it
 	}{
-		{8, 2, false, 0, 0},
-		{64, 2, false, 0, 2},
-		{5, 1, false, 0, 0},
-		{8, 2, true, 0, 3},
-		{3, 2, true, 50 * time.Microsecond, 0},
-		{64, 1, true, 0, 1},
+		{8, 2, false, 0, 0, false},
+		{64, 2, false, 0, 2, true},
+		{5, 1, false, 0, 0, false},
+		{8, 2, true, 0, 3, true},
+		{3, 2, true, 50 * time.Microsecond, 0, false},
+		{64, 1, true, 0, 1, false},
 	}
 	for _, tt := range tests {
 		mask.ResetSharedIndex(voc)
@@ -179,8 +184,19 @@ func TestRunFreshBatch(t *testing.T) {
 		}
 		finished := 0
 		o := maskbench.Options{Dir: dir, Vocab: voc, Forward: tt.forward, CompileWorkers: tt.compilers, Progress: func(done, _ int) { finished = done }}
+		o.ThreadCPU = tt.threadCPU && runtime.GOOS == "linux"
 		rep, err := run(o, tt.size, tt.workers)
 		require.NoError(t, err)
+		if o.ThreadCPU {
+			// Every step's caller CPU is read, or the step is counted out.
+			assert.Equal(t, rep.Steps, rep.StepCPU.Len()+rep.MovedThread, tt)
+			assert.Equal(t, rep.StepCPU.Len(), rep.StepOff.Len(), tt)
+			assert.Positive(t, rep.StepCPU.Max(), tt)
+			assert.Contains(t, rep.Summary(), "the caller's thread CPU per step p50 ", tt)
+		} else {
+			assert.Zero(t, rep.StepCPU.Len()+rep.MovedThread, tt)
+			assert.NotContains(t, rep.Summary(), "thread CPU", tt)
+		}
 		assert.Equal(t, max(tt.compilers, 1), rep.CompileWorkers, tt)
 		assert.Equal(t, valid, finished, "%+v: progress", tt)
 		assert.Equal(t, tt.continuous, rep.Continuous, tt)

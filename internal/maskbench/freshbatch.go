@@ -2,6 +2,7 @@ package maskbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -37,10 +38,17 @@ type BatchReport struct {
 	// Seen runs from the CompileAsync to the first step that found the
 	// handle Ready: what a scheduler that looks once a step waits. With a
 	// forward pass, it is at least the pass.
-	Seen    latency.Sample
-	PeakRSS int64 // the process's peak resident memory in bytes (VmHWM); -1 where unknown
-	Wall    time.Duration
-	Filler  mask.FillerStats // the BatchFiller's, at the end of the run
+	Seen latency.Sample
+	// With Options.ThreadCPU: StepCPU is the CPU time of the step's caller
+	// (its thread's), StepOff the rest of the step's time: waits for the
+	// helpers' rows, for nodes other goroutines classify, for a processor.
+	// Steps whose caller moved to another thread are left out, counted in
+	// MovedThread.
+	StepCPU, StepOff latency.Sample
+	MovedThread      int
+	PeakRSS          int64 // the process's peak resident memory in bytes (VmHWM); -1 where unknown
+	Wall             time.Duration
+	Filler           mask.FillerStats // the BatchFiller's, at the end of the run
 
 	finished int // sequences done, for Options.Progress
 }
@@ -88,6 +96,9 @@ func RunFreshContinuous(o Options, size, workers int) (*BatchReport, error) {
 func runFreshBatch(o Options, size, workers int, continuous bool) (*BatchReport, error) {
 	if size < 1 || workers < 1 {
 		return nil, fmt.Errorf("maskbench: batch size %d and workers %d must be positive", size, workers)
+	}
+	if o.ThreadCPU && !haveThreadCPU {
+		return nil, errors.New("maskbench: a thread's CPU time is read on Linux only")
 	}
 	files, enc, err := listFiles(o)
 	if err != nil {
@@ -212,12 +223,26 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 		}
 		errs = slices.Grow(errs[:0], len(live))[:len(live)]
 		work := decodeWork(live)
+		var tid int
+		var cpu time.Duration
+		if o.ThreadCPU {
+			tid, cpu = threadID(), threadCPU()
+		}
 		t := time.Now()
 		// An error with no row's error is the call's: the runner's bug.
 		if err := filler.Fill(matchers, bm, rows, errs); err != nil && !slices.ContainsFunc(errs, isErr) {
 			return err
 		}
 		d := time.Since(t)
+		if o.ThreadCPU {
+			cpu = threadCPU() - cpu
+			if threadID() != tid {
+				r.MovedThread++
+			} else {
+				r.StepCPU.Add(cpu)
+				r.StepOff.Add(max(d-cpu, 0))
+			}
+		}
 		r.Step.Add(d)
 		if decodeWork(live) != work {
 			r.Classifying.Add(d)
@@ -330,5 +355,16 @@ func (r *BatchReport) Summary() string {
 		kind, r.Size, r.Workers, r.CompileWorkers, r.Sequences, r.Accepted, r.Refused, r.CompileFailed,
 		r.Steps, float64(r.Rows)/float64(max(r.Steps, 1)), 100*float64(r.Filler.HelperRows)/float64(max(r.Filler.Rows, 1)), r.Step.String(),
 		r.Classifying.Len(), r.Classifying.String(), r.Other.String(),
-		ms(r.Compile.Quantile(0.5)), ms(r.Compile.Quantile(0.99)), ms(r.Compile.Max()), ms(r.Seen.Quantile(0.5)), mib(r.PeakRSS))
+		ms(r.Compile.Quantile(0.5)), ms(r.Compile.Quantile(0.99)), ms(r.Compile.Max()), ms(r.Seen.Quantile(0.5)), mib(r.PeakRSS)) +
+		r.cpuSummary()
+}
+
+// cpuSummary is the Summary's part for Options.ThreadCPU: the steps'
+// caller CPU and off-CPU time, or nothing where they were not read.
+func (r *BatchReport) cpuSummary() string {
+	if r.StepCPU.Len() == 0 && r.MovedThread == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the caller's thread CPU per step %s, the rest of the step %s, %d steps moved thread (left out)",
+		r.StepCPU.String(), r.StepOff.String(), r.MovedThread)
 }

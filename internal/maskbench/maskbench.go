@@ -79,7 +79,9 @@ type Options struct {
 	// CPU time of the thread that runs it (Linux only; the runner's
 	// goroutine is locked to its thread), so that a slow mask can be told
 	// from one whose thread was off the CPU: FreshReport.MaskCPU and
-	// OffCPU.
+	// OffCPU. The batch runners read it around each step, on the step's
+	// caller (not locked: a lock would slow its waits for the helpers):
+	// BatchReport.StepCPU.
 	ThreadCPU bool
 	// Lexemes makes RunJumpForward's model write each JSON lexeme (a
 	// string, a number, a literal, a punctuation byte, a run of whitespace)
