@@ -30,12 +30,14 @@
 //
 // A fill goroutine that blocks for a moment (on a helper's row, on a node
 // being classified, on the collector) goes back to a run queue when it
-// wakes, and background work that does not step aside would keep it there
-// for up to 10 ms. So a Yield that may not park, the credit spent, still
-// gives its processor away (runtime.Gosched): a fill ready to run runs
-// first. And background work that finishes a node hands its processor off
-// (Handoff) where a goroutine waits on background work: the waiter was
-// woken onto that processor.
+// wakes, often the one of the processor that woke it, and background work
+// that does not step aside would keep it there for up to 10 ms. So a
+// Yield that may not park, the credit spent, still calls runtime.Gosched:
+// a fill in the run queue of the caller's processor, or in the global one,
+// runs first (one queued on another processor is not helped: that is what
+// parking is for). And background work that finishes a node hands its
+// processor off (Handoff) where a goroutine waits on background work: the
+// waiter was woken onto that processor.
 package fillgate
 
 import (
@@ -112,11 +114,18 @@ func Handoff() { std.Handoff() }
 // and returns at once otherwise.
 func Yield() { std.Yield() }
 
-// SetMaxWait sets the longest a Yield waits, and returns the setting it
-// replaces. Tests set it long, so that a goroutine left parked hangs rather
-// than goes on after a while.
-func SetMaxWait(d time.Duration) time.Duration {
-	return time.Duration(std.maxWait.Swap(int64(d)))
+// SetMaxWait sets the longest a Yield waits, and the credit's cap with it
+// (the credit is filled up to it), and returns the setting it replaces.
+// Tests set it long, so that a goroutine left parked hangs rather than
+// goes on after a while.
+func SetMaxWait(d time.Duration) time.Duration { return std.setMaxWait(d) }
+
+func (g *gate) setMaxWait(d time.Duration) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.settleLocked()
+	g.most, g.credit = d, d
+	return time.Duration(g.maxWait.Swap(int64(d)))
 }
 
 // Waiting returns how many goroutines wait on background work now
@@ -127,7 +136,7 @@ func Waiting() int { return int(std.waiting.Load()) }
 func Parked() int { return int(std.parked.Load()) }
 
 // Timeouts returns how many Yields have ended by their time (MaxWait, or
-// the credit left where that is shorter), with fills still running.
+// twice the credit left where that is shorter), with fills still running.
 func Timeouts() int64 { return std.timeouts.Load() }
 
 // Enter marks a fill as running, until the matching Exit. It allocates
@@ -173,18 +182,19 @@ func (g *gate) settleLocked() {
 	g.credit = min(g.credit+d/2, g.most)
 }
 
-// mayParkLocked reports whether a Yield may park now, and for how long at
-// most: fills run, none waits on background work, and there is credit.
-func (g *gate) mayParkLocked() (time.Duration, bool) {
+// mayParkLocked reports whether a Yield may park now (park), and for how
+// long at most: fills run, none waits on background work, and there is
+// credit. Where only the credit is missing, it reports spent.
+func (g *gate) mayParkLocked() (wait time.Duration, park, spent bool) {
 	if g.filling.Load() == 0 || g.waiting.Load() > 0 {
-		return 0, false
+		return 0, false, false
 	}
 	g.settleLocked()
 	if g.credit <= 0 {
-		return 0, false
+		return 0, false, true
 	}
 	// Held, the credit shrinks at half the rate of time: it lasts twice.
-	return min(time.Duration(g.maxWait.Load()), 2*g.credit), true
+	return min(time.Duration(g.maxWait.Load()), 2*g.credit), true, false
 }
 
 // openLocked lets the parked go. The time they take to run again is not
@@ -209,34 +219,33 @@ func (g *gate) Handoff() {
 }
 
 // Yield parks the caller while fills run and no goroutine waits on
-// background work, for g's longest wait at most, unless the background has
-// been held back for its share of the time (settleLocked): then it lets a
-// fill that is ready to run go first, and goes on.
+// background work, for g's longest wait at most. Where the background has
+// been held back for its share of the time (settleLocked), it gives the
+// processor away instead (gosched) and goes on; where no fill runs or a
+// goroutine waits, it returns at once.
 func (g *gate) Yield() {
 	if g.filling.Load() == 0 {
 		return // the checkpoints' common case: one atomic load
 	}
 	g.mu.Lock()
-	wait, ok := g.mayParkLocked()
-	if ok && g.open == nil {
+	wait, park, spent := g.mayParkLocked()
+	if park && g.open == nil {
 		// Made outside the lock, which Exit takes: a fill never waits on
 		// an allocation.
 		g.mu.Unlock()
 		fresh := make(chan struct{})
 		g.mu.Lock()
-		if wait, ok = g.mayParkLocked(); ok && g.open == nil {
+		if wait, park, spent = g.mayParkLocked(); park && g.open == nil {
 			g.open = fresh
 		}
 	}
-	if !ok {
-		spent := g.waiting.Load() == 0 && g.filling.Load() > 0
+	if !park {
 		g.mu.Unlock()
 		if spent {
-			// Held back for its share, the caller goes on, but not before
-			// a fill that is ready to run has run: one that blocked for a
-			// moment (on a helper, on a node, on the collector) would else
-			// wait for a processor until this goroutine is preempted, which
-			// the runtime does after 10 ms.
+			// A fill that blocked for a moment (on a helper, on a node, on
+			// the collector) and was woken onto this processor would else
+			// wait for it until this goroutine is preempted, which the
+			// runtime does after 10 ms.
 			g.gosched()
 		}
 		return

@@ -135,6 +135,24 @@ func TestYieldWaitsAtMostMaxWait(t *testing.T) {
 	}
 }
 
+// TestSetMaxWaitRaisesTheCredit checks that a long MaxWait set by a test
+// is a park's real bound: the credit's cap and the credit follow it, else
+// a park would still end after twice the default credit.
+func TestSetMaxWaitRaisesTheCredit(t *testing.T) {
+	g := newGate(MaxWait)
+	g.Enter()
+	defer g.Exit()
+	if old := g.setMaxWait(time.Hour); old != MaxWait {
+		t.Fatalf("setMaxWait replaced %v, want %v", old, MaxWait)
+	}
+	g.mu.Lock()
+	wait, park, _ := g.mayParkLocked()
+	g.mu.Unlock()
+	if !park || wait != time.Hour {
+		t.Fatalf("a park may last %v (park %v), want an hour", wait, park)
+	}
+}
+
 // fakeClock is a gate's clock in tests: set by the test, read by the
 // gate's goroutines.
 type fakeClock struct{ ns atomic.Int64 }

@@ -22,8 +22,3 @@ func threadCPU() time.Duration {
 	}
 	return time.Duration(ts.Nano())
 }
-
-// threadID returns the calling OS thread's id: a goroutine whose id
-// changed between two reads of threadCPU moved to another thread, and the
-// difference means nothing.
-func threadID() int { return syscall.Gettid() }

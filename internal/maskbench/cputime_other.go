@@ -9,5 +9,3 @@ import "time"
 const haveThreadCPU = false
 
 func threadCPU() time.Duration { return 0 }
-
-func threadID() int { return 0 }

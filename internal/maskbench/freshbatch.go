@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -40,12 +41,10 @@ type BatchReport struct {
 	// forward pass, it is at least the pass.
 	Seen latency.Sample
 	// With Options.ThreadCPU: StepCPU is the CPU time of the step's caller
-	// (its thread's), StepOff the rest of the step's time: waits for the
-	// helpers' rows, for nodes other goroutines classify, for a processor.
-	// Steps whose caller moved to another thread are left out, counted in
-	// MovedThread.
+	// (of its thread, to which it is locked for the step), StepOff the rest
+	// of the step's time: waits for the helpers' rows, for nodes other
+	// goroutines classify, for a processor, for the machine.
 	StepCPU, StepOff latency.Sample
-	MovedThread      int
 	PeakRSS          int64 // the process's peak resident memory in bytes (VmHWM); -1 where unknown
 	Wall             time.Duration
 	Filler           mask.FillerStats // the BatchFiller's, at the end of the run
@@ -223,10 +222,13 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 		}
 		errs = slices.Grow(errs[:0], len(live))[:len(live)]
 		work := decodeWork(live)
-		var tid int
 		var cpu time.Duration
 		if o.ThreadCPU {
-			tid, cpu = threadID(), threadCPU()
+			// Locked, the caller's thread runs nothing else while the
+			// caller waits in the step (a wait then wakes this thread, a
+			// few microseconds more): its CPU time is the caller's.
+			runtime.LockOSThread()
+			cpu = threadCPU()
 		}
 		t := time.Now()
 		// An error with no row's error is the call's: the runner's bug.
@@ -236,12 +238,11 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 		d := time.Since(t)
 		if o.ThreadCPU {
 			cpu = threadCPU() - cpu
-			if threadID() != tid {
-				r.MovedThread++
-			} else {
-				r.StepCPU.Add(cpu)
-				r.StepOff.Add(max(d-cpu, 0))
-			}
+			runtime.UnlockOSThread()
+			r.StepCPU.Add(cpu)
+			// The two clocks are read apart: a step the thread spent on
+			// the CPU throughout may read a little more CPU than wall.
+			r.StepOff.Add(max(d-cpu, 0))
 		}
 		r.Step.Add(d)
 		if decodeWork(live) != work {
@@ -362,9 +363,8 @@ func (r *BatchReport) Summary() string {
 // cpuSummary is the Summary's part for Options.ThreadCPU: the steps'
 // caller CPU and off-CPU time, or nothing where they were not read.
 func (r *BatchReport) cpuSummary() string {
-	if r.StepCPU.Len() == 0 && r.MovedThread == 0 {
+	if r.StepCPU.Len() == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; the caller's thread CPU per step %s, the rest of the step %s, %d steps moved thread (left out)",
-		r.StepCPU.String(), r.StepOff.String(), r.MovedThread)
+	return fmt.Sprintf("; the caller's thread CPU per step %s, the rest of the step %s", r.StepCPU.String(), r.StepOff.String())
 }

@@ -80,8 +80,8 @@ type Options struct {
 	// goroutine is locked to its thread), so that a slow mask can be told
 	// from one whose thread was off the CPU: FreshReport.MaskCPU and
 	// OffCPU. The batch runners read it around each step, on the step's
-	// caller (not locked: a lock would slow its waits for the helpers):
-	// BatchReport.StepCPU.
+	// caller, locked to its thread for the step (which makes each of its
+	// waits for the helpers a thread's wake-up longer): BatchReport.StepCPU.
 	ThreadCPU bool
 	// Lexemes makes RunJumpForward's model write each JSON lexeme (a
 	// string, a number, a literal, a punctuation byte, a run of whitespace)
