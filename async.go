@@ -28,6 +28,11 @@ type result struct {
 // compiled again.
 const timeoutTTL = time.Minute
 
+// heldShare: a compile that ran out of CompilerOptions.Timeout while the
+// process's background work was held back for BatchFiller fills
+// (fillgate) for 1/heldShare of the limit or more is not cached.
+const heldShare = 10
+
 // flight is one compile running on behalf of every request that asked for
 // its key while it ran. Its fields other than done and res are guarded by
 // Compiler.mu.
@@ -146,6 +151,7 @@ func (c *Compiler) run(f *flight) {
 // deadline, say), since those say nothing about the spec.
 func (c *Compiler) work(f *flight) result {
 	ctx := f.ctx
+	held := fillgate.Held()
 	if c.opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, c.opts.Timeout,
@@ -168,7 +174,10 @@ func (c *Compiler) work(f *flight) result {
 	case f.ctx.Err() != nil:
 		res.err = context.Cause(f.ctx) // abandoned: every waiter has gone
 	case ctx.Err() != nil:
-		res.err, res.keep = context.Cause(ctx), true // the time limit
+		// The time limit. Cached, unless the fills held the background
+		// back for a good part of it: the spec might not run out again.
+		res.err = context.Cause(ctx)
+		res.keep = fillgate.Held()-held < c.opts.Timeout/heldShare
 		res.expires = time.Now().Add(timeoutTTL)
 	default:
 		res.keep = !errors.Is(res.err, context.Canceled) && !errors.Is(res.err, context.DeadlineExceeded)

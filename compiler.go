@@ -235,7 +235,11 @@ type CompilerOptions struct {
 	// it, every stage stops within milliseconds, the worker is free again,
 	// and the compile fails with an error wrapping grammar.ErrLimit and
 	// context.DeadlineExceeded. That failure is cached like any other (see
-	// Compiler): the same spec would run out of time again.
+	// Compiler): the same spec would run out of time again. Except under
+	// a BatchFiller's load: compiles and warming step aside while fills
+	// run, and a time-out during which the process's background work was
+	// held back that way for a tenth of the limit or more is not cached,
+	// since the spec might compile in time under a lighter load.
 	Timeout time.Duration
 	// Limits bound what one grammar may cost, at every stage the compiler
 	// runs: the front-ends' sources (GBNF, regex, JSON Schema), the pushdown

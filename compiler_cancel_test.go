@@ -14,6 +14,7 @@ import (
 
 	"github.com/reinlm/rein"
 	"github.com/reinlm/rein/grammar"
+	"github.com/reinlm/rein/internal/fillgate"
 	"github.com/reinlm/rein/internal/vocabtest"
 )
 
@@ -68,6 +69,49 @@ func TestCompileTimeoutStopsTheWork(t *testing.T) {
 	assert.Equal(t, int64(1), st.FailedHits)
 	assert.Equal(t, 1, st.FailedEntries)
 	assert.Equal(t, 2, st.Entries)
+}
+
+// TestTimeoutHeldBackByFillsIsNotCached: a compile that runs out of its
+// time limit while a fill holds the background back (fillgate) is not
+// cached, since the spec might compile in time under a lighter load; the
+// same time-out without a fill is.
+func TestTimeoutHeldBackByFillsIsNotCached(t *testing.T) {
+	voc := vocabtest.Load(t, "gpt2")
+	// Parks last until the fill ends.
+	defer fillgate.SetMaxWait(fillgate.SetMaxWait(time.Hour))
+	c := newCompiler(t, voc, rein.CompilerOptions{Workers: 1, Timeout: 50 * time.Millisecond})
+	fillgate.Enter()
+	filling := true
+	defer func() {
+		if filling {
+			fillgate.Exit() // a failed check must not leave the gate closed
+		}
+	}()
+	slow := c.CompileAsync(context.Background(), slowGBNF(2000))
+	deadline := time.Now().Add(generous)
+	for fillgate.Parked() == 0 {
+		require.False(t, slow.Ready(), "the compile ended without stepping aside")
+		require.False(t, time.Now().After(deadline), "the compile never stepped aside")
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // past the limit, held back all along
+	fillgate.Exit()
+	filling = false
+
+	wait, cancel := context.WithTimeout(context.Background(), generous)
+	defer cancel()
+	_, err := slow.Wait(wait)
+	require.True(t, slow.Ready(), "the held-back compile was not stopped: %v", err)
+	assert.ErrorIs(t, err, grammar.ErrLimit)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Zero(t, c.Stats().FailedEntries, "a time-out under a fill's load was cached")
+
+	_, err = c.Compile(context.Background(), slowGBNF(2000))
+	assert.ErrorIs(t, err, grammar.ErrLimit)
+	st := c.Stats()
+	assert.Equal(t, int64(2), st.Compiles, "the spec was not compiled again")
+	assert.Zero(t, st.FailedHits)
+	assert.Equal(t, 1, st.FailedEntries, "a time-out without a fill is cached")
 }
 
 // ctxLoader is a CompilerOptions.LoadRef that reports each call on entered

@@ -74,7 +74,8 @@ type gate struct {
 	most    time.Duration
 	settled time.Time // when credit was last brought up to date
 	holding bool
-	onOpen  int // goroutines parked on open
+	onOpen  int           // goroutines parked on open
+	held    time.Duration // the time some goroutine was parked on open, over the gate's life
 
 	parked   atomic.Int32 // goroutines parked in Yield
 	timeouts atomic.Int64 // Yields that ended by their time, the fills still running
@@ -132,6 +133,12 @@ func (g *gate) setMaxWait(d time.Duration) time.Duration {
 // (BeginWait).
 func Waiting() int { return int(std.waiting.Load()) }
 
+// Held returns how long, over the process's life, background work has
+// been held back (some goroutine parked in Yield, counted once however
+// many were). Work timed by the wall clock reads it before and after to
+// tell how much of its time the fills took.
+func Held() time.Duration { return std.Held() }
+
 // Parked returns how many goroutines are parked in Yield now.
 func Parked() int { return int(std.parked.Load()) }
 
@@ -178,6 +185,7 @@ func (g *gate) settleLocked() {
 	}
 	if g.holding {
 		g.credit -= d
+		g.held += d
 	}
 	g.credit = min(g.credit+d/2, g.most)
 }
@@ -209,6 +217,14 @@ func (g *gate) openLocked() {
 
 // Filling reports whether a fill is running.
 func (g *gate) Filling() bool { return g.filling.Load() > 0 }
+
+// Held returns how long g has held the background back so far.
+func (g *gate) Held() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.settleLocked()
+	return g.held
+}
 
 // Handoff gives the processor away (gosched) where a goroutine waits on
 // background work.

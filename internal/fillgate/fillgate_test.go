@@ -233,7 +233,8 @@ func TestGateHoldsBackHalfTheTimeAtMost(t *testing.T) {
 }
 
 // TestGateChargesOverlappingParksOnce checks that two goroutines parked at
-// once hold the background back for the time, not twice the time.
+// once hold the background back for the time, not twice the time, in the
+// credit and in Held.
 func TestGateChargesOverlappingParksOnce(t *testing.T) {
 	g := newGate(time.Hour)
 	var clock fakeClock
@@ -242,14 +243,21 @@ func TestGateChargesOverlappingParksOnce(t *testing.T) {
 	g.Enter()
 	a, b := park(t, g), park(t, g)
 	clock.advance(time.Hour) // credit: 1h - 1h + 30m
+	if got := g.Held(); got != time.Hour {
+		t.Fatalf("held %v while parked, want 1h", got)
+	}
 	g.Exit()
 	if !returns(a) || !returns(b) {
 		t.Fatal("Yield still parked after Exit")
 	}
+	clock.advance(30 * time.Minute) // nothing parked: nothing held; credit 45m
+	if got := g.Held(); got != time.Hour {
+		t.Fatalf("held %v in all, want 1h", got)
+	}
 	g.Enter()
 	defer g.Exit()
 	if parked, _ := tryYield(t, g); !parked {
-		t.Fatal("no park with 30 minutes of credit left: the overlapping parks were charged twice")
+		t.Fatal("no park with 45 minutes of credit left: the overlapping parks were charged twice")
 	}
 }
 
