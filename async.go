@@ -28,11 +28,6 @@ type result struct {
 // compiled again.
 const timeoutTTL = time.Minute
 
-// heldShare: a compile that ran out of CompilerOptions.Timeout while the
-// process's background work was held back for BatchFiller fills
-// (fillgate) for 1/heldShare of the limit or more is not cached.
-const heldShare = 10
-
 // flight is one compile running on behalf of every request that asked for
 // its key while it ran. Its fields other than done and res are guarded by
 // Compiler.mu.
@@ -151,10 +146,9 @@ func (c *Compiler) run(f *flight) {
 // deadline, say), since those say nothing about the spec.
 func (c *Compiler) work(f *flight) result {
 	ctx := f.ctx
-	held := fillgate.Held()
 	if c.opts.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, c.opts.Timeout,
+		ctx, cancel = withWorkLimit(ctx, c.opts.Timeout,
 			fmt.Errorf("compile took longer than %v: %w (%w)", c.opts.Timeout, grammar.ErrLimit, context.DeadlineExceeded))
 		defer cancel()
 	}
@@ -174,15 +168,45 @@ func (c *Compiler) work(f *flight) result {
 	case f.ctx.Err() != nil:
 		res.err = context.Cause(f.ctx) // abandoned: every waiter has gone
 	case ctx.Err() != nil:
-		// The time limit. Cached, unless the fills held the background
-		// back for a good part of it: the spec might not run out again.
-		res.err = context.Cause(ctx)
-		res.keep = fillgate.Held()-held < c.opts.Timeout/heldShare
+		res.err, res.keep = context.Cause(ctx), true // the time limit
 		res.expires = time.Now().Add(timeoutTTL)
 	default:
 		res.keep = !errors.Is(res.err, context.Canceled) && !errors.Is(res.err, context.DeadlineExceeded)
 	}
 	return res
+}
+
+// withWorkLimit returns a context of parent's that ends with cause once
+// the compile has had limit of time, not counting the time the process's
+// background work was held back for BatchFiller fills (fillgate.Held), and
+// at twice limit at the latest. Compiles step aside while fills run, so
+// under fills back to back a wall-clock limit would stop compiles that
+// their own work would not have stopped; a time-out then says something
+// about the spec, and is cached. The gate holds the background back for
+// half the time at most (plus its credit), so the later bound is reached
+// only where the limit is a few milliseconds.
+func withWorkLimit(parent context.Context, limit time.Duration, cause error) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	start, held := time.Now(), fillgate.Held()
+	go func() {
+		t := time.NewTimer(limit)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			elapsed := time.Since(start)
+			left := min(limit-elapsed+(fillgate.Held()-held), 2*limit-elapsed)
+			if left <= 0 {
+				cancel(cause)
+				return
+			}
+			t.Reset(left)
+		}
+	}()
+	return ctx, func() { cancel(nil) }
 }
 
 // finish publishes f's result to its waiters and to the cache: a grammar, or

@@ -231,15 +231,15 @@ type CompilerOptions struct {
 	Workers int
 	// Timeout limits the work of one compile, whoever waits on it (default:
 	// none). It runs from the moment the compile gets a worker: the time a
-	// compile waits for one is bounded by its requests' own contexts. Past
-	// it, every stage stops within milliseconds, the worker is free again,
-	// and the compile fails with an error wrapping grammar.ErrLimit and
+	// compile waits for one is bounded by its requests' own contexts. The
+	// time compiles step aside for a BatchFiller's fills (the process's
+	// background work held back) does not count, up to the limit again:
+	// a compile stops by twice its limit at the latest, and under fills
+	// back to back its own work, not the fills', decides. Past it, every
+	// stage stops within milliseconds, the worker is free again, and the
+	// compile fails with an error wrapping grammar.ErrLimit and
 	// context.DeadlineExceeded. That failure is cached like any other (see
-	// Compiler): the same spec would run out of time again. Except under
-	// a BatchFiller's load: compiles and warming step aside while fills
-	// run, and a time-out during which the process's background work was
-	// held back that way for a tenth of the limit or more is not cached,
-	// since the spec might compile in time under a lighter load.
+	// Compiler): the same spec would run out of time again.
 	Timeout time.Duration
 	// Limits bound what one grammar may cost, at every stage the compiler
 	// runs: the front-ends' sources (GBNF, regex, JSON Schema), the pushdown
@@ -330,7 +330,8 @@ const DefaultCacheBytes = 256 << 20
 // Identical requests that arrive while one of them is compiling join it: a
 // source is compiled once however many requests ask for it at the same time.
 // The compile runs under a context of its own that ends at
-// CompilerOptions.Timeout or once every request that joined it has gone
+// CompilerOptions.Timeout (see there for the time fills take) or once
+// every request that joined it has gone
 // (their contexts have ended); every stage looks at it every few thousand
 // steps, so the compile stops within milliseconds and its worker is free
 // again. One request going away does not stop a compile others still wait
