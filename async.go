@@ -183,8 +183,10 @@ func (c *Compiler) work(f *flight) result {
 // under fills back to back a wall-clock limit would stop compiles that
 // their own work would not have stopped; a time-out then says something
 // about the spec, and is cached. The gate holds the background back for
-// half the time at most (plus its credit), so the later bound is reached
-// only where the limit is a few milliseconds.
+// half the time at most (plus its credit), so under fills back to back
+// the two bounds meet: a compile runs for up to about twice its limit.
+// (Held is the process's: a compile that was not parked itself is given
+// the time too, never past the later bound.)
 func withWorkLimit(parent context.Context, limit time.Duration, cause error) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(parent)
 	start, held := time.Now(), fillgate.Held()

@@ -248,8 +248,10 @@ type CompilerOptions struct {
 	Limits grammar.Limits
 	// LoadRef, when set, loads the documents of JSON Schema $refs to
 	// absolute URIs outside the schema (see jsonschema.Options.LoadRef).
-	// ctx is the compile's: it ends at the time limit or when no request
-	// waits any more, and LoadRef should give up then. It must return the
+	// ctx is the compile's: it ends at the time limit (see Timeout; it has
+	// no Deadline, its Err is context.Canceled and context.Cause gives the
+	// limit's error) or when no request waits any more, and LoadRef should
+	// give up then. It must return the
 	// same document for the same URI for the Compiler's life, or the cache
 	// will serve grammars built from stale documents; its errors are cached
 	// like the compile's other failures, except those wrapping
