@@ -111,8 +111,10 @@ func Filling() bool { return std.Filling() }
 // after 10 ms.
 func Handoff() { std.Handoff() }
 
-// Yield parks the calling goroutine while fills run (for MaxWait at most),
-// and returns at once otherwise.
+// Yield parks the calling goroutine while fills run (for MaxWait at most).
+// Where the background has been held back for its share of the time, it
+// gives the processor away for a moment instead (runtime.Gosched); where
+// no fill runs, it returns at once.
 func Yield() { std.Yield() }
 
 // SetMaxWait sets the longest a Yield waits, and the credit's cap with it

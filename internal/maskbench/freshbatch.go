@@ -231,10 +231,7 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 			cpu = threadCPU()
 		}
 		t := time.Now()
-		// An error with no row's error is the call's: the runner's bug.
-		if err := filler.Fill(matchers, bm, rows, errs); err != nil && !slices.ContainsFunc(errs, isErr) {
-			return err
-		}
+		err := filler.Fill(matchers, bm, rows, errs)
 		d := time.Since(t)
 		if o.ThreadCPU {
 			cpu = threadCPU() - cpu
@@ -243,6 +240,10 @@ func (r *BatchReport) runBatch(o Options, c *rein.Compiler, filler *mask.BatchFi
 			// The two clocks are read apart: a step the thread spent on
 			// the CPU throughout may read a little more CPU than wall.
 			r.StepOff.Add(max(d-cpu, 0))
+		}
+		// An error with no row's error is the call's: the runner's bug.
+		if err != nil && !slices.ContainsFunc(errs, isErr) {
+			return err
 		}
 		r.Step.Add(d)
 		if decodeWork(live) != work {
